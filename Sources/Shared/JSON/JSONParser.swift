@@ -1,0 +1,223 @@
+/// Why a document was refused; the position is a byte offset, for tests and stderr only.
+public enum JSONParseError: Error, Sendable, Equatable {
+    case syntax(at: Int)
+    case duplicateMember(String)
+    case tooDeep
+    case invalidUTF8
+}
+
+/// A strict RFC 8259 parser: no comments, no trailing commas, no lone surrogates, no duplicate
+/// member names (RFC 7519 section 4 lets a JWT parser refuse them, and we do), bounded depth.
+/// It is small on purpose: every request pays the first use of whatever parses its JSON.
+public struct JSONParser {
+    private let bytes: [UInt8]
+    private var index = 0
+    private let maxDepth: Int
+
+    public static func parse(_ bytes: [UInt8], maxDepth: Int = 32) throws(JSONParseError) -> JSONValue {
+        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
+        parser.skipWhitespace()
+        let value = try parser.parseValue(depth: 0)
+        parser.skipWhitespace()
+        guard parser.index == bytes.count else { throw .syntax(at: parser.index) }
+        return value
+    }
+
+    public static func parse(_ text: String, maxDepth: Int = 32) throws(JSONParseError) -> JSONValue {
+        try parse(Array(text.utf8), maxDepth: maxDepth)
+    }
+
+    private init(bytes: [UInt8], maxDepth: Int) {
+        self.bytes = bytes
+        self.maxDepth = maxDepth
+    }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
+    private func peek() -> UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    private mutating func expect(_ literal: StaticString) throws(JSONParseError) {
+        let start = index
+        let count = literal.utf8CodeUnitCount
+        guard bytes.count - index >= count else { throw .syntax(at: start) }
+        let matches = literal.withUTF8Buffer { buffer in
+            buffer.indices.allSatisfy { bytes[start + $0] == buffer[$0] }
+        }
+        guard matches else { throw .syntax(at: start) }
+        index += count
+    }
+
+    private mutating func parseValue(depth: Int) throws(JSONParseError) -> JSONValue {
+        guard let byte = peek() else { throw .syntax(at: index) }
+        switch byte {
+        case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
+        case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expect("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expect("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expect("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+        default: throw .syntax(at: index)
+        }
+    }
+
+    private mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONValue {
+        guard depth <= maxDepth else { throw .tooDeep }
+        index += 1
+        var members: [(String, JSONValue)] = []
+        var names = Set<String>()
+        skipWhitespace()
+        if peek() == UInt8(ascii: "}") {
+            index += 1
+            return .object(members)
+        }
+        while true {
+            skipWhitespace()
+            guard peek() == UInt8(ascii: "\"") else { throw .syntax(at: index) }
+            let name = try parseString()
+            guard names.insert(name).inserted else { throw .duplicateMember(name) }
+            skipWhitespace()
+            guard peek() == UInt8(ascii: ":") else { throw .syntax(at: index) }
+            index += 1
+            skipWhitespace()
+            members.append((name, try parseValue(depth: depth)))
+            skipWhitespace()
+            switch peek() {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "}"): index += 1; return .object(members)
+            default: throw .syntax(at: index)
+            }
+        }
+    }
+
+    private mutating func parseArray(depth: Int) throws(JSONParseError) -> JSONValue {
+        guard depth <= maxDepth else { throw .tooDeep }
+        index += 1
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if peek() == UInt8(ascii: "]") {
+            index += 1
+            return .array(elements)
+        }
+        while true {
+            skipWhitespace()
+            elements.append(try parseValue(depth: depth))
+            skipWhitespace()
+            switch peek() {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "]"): index += 1; return .array(elements)
+            default: throw .syntax(at: index)
+            }
+        }
+    }
+
+    private mutating func parseNumber() throws(JSONParseError) -> Double {
+        let start = index
+        if peek() == UInt8(ascii: "-") { index += 1 }
+        guard let first = peek(), isDigit(first) else { throw .syntax(at: index) }
+        if first == UInt8(ascii: "0") {
+            index += 1
+        } else {
+            while let d = peek(), isDigit(d) { index += 1 }
+        }
+        if peek() == UInt8(ascii: ".") {
+            index += 1
+            guard let d = peek(), isDigit(d) else { throw .syntax(at: index) }
+            while let d = peek(), isDigit(d) { index += 1 }
+        }
+        if peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E") {
+            index += 1
+            if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { index += 1 }
+            guard let d = peek(), isDigit(d) else { throw .syntax(at: index) }
+            while let d = peek(), isDigit(d) { index += 1 }
+        }
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        guard let value = Double(text), value.isFinite else { throw .syntax(at: start) }
+        return value
+    }
+
+    private func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+
+    private mutating func parseString() throws(JSONParseError) -> String {
+        index += 1
+        var scalars = String.UnicodeScalarView()
+        var runStart = index
+        func flushRun(_ end: Int) throws(JSONParseError) {
+            guard runStart < end else { return }
+            guard let run = String(validating: bytes[runStart..<end], as: UTF8.self) else { throw .invalidUTF8 }
+            scalars.append(contentsOf: run.unicodeScalars)
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                try flushRun(index)
+                index += 1
+                return String(scalars)
+            }
+            if byte < 0x20 { throw .syntax(at: index) }
+            if byte != UInt8(ascii: "\\") {
+                index += 1
+                continue
+            }
+            try flushRun(index)
+            index += 1
+            guard let escape = peek() else { throw .syntax(at: index) }
+            index += 1
+            switch escape {
+            case UInt8(ascii: "\""): scalars.append("\"")
+            case UInt8(ascii: "\\"): scalars.append("\\")
+            case UInt8(ascii: "/"): scalars.append("/")
+            case UInt8(ascii: "b"): scalars.append("\u{08}")
+            case UInt8(ascii: "f"): scalars.append("\u{0C}")
+            case UInt8(ascii: "n"): scalars.append("\n")
+            case UInt8(ascii: "r"): scalars.append("\r")
+            case UInt8(ascii: "t"): scalars.append("\t")
+            case UInt8(ascii: "u"):
+                let unit = try parseHex4()
+                if (0xD800...0xDBFF).contains(unit) {
+                    guard peek() == UInt8(ascii: "\\") else { throw .syntax(at: index) }
+                    index += 1
+                    guard peek() == UInt8(ascii: "u") else { throw .syntax(at: index) }
+                    index += 1
+                    let low = try parseHex4()
+                    guard (0xDC00...0xDFFF).contains(low) else { throw .syntax(at: index) }
+                    let value = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
+                    guard let scalar = Unicode.Scalar(value) else { throw .syntax(at: index) }
+                    scalars.append(scalar)
+                } else {
+                    guard let scalar = Unicode.Scalar(unit) else { throw .syntax(at: index) }
+                    scalars.append(scalar)
+                }
+            default:
+                throw .syntax(at: index - 1)
+            }
+            runStart = index
+        }
+        throw .syntax(at: index)
+    }
+
+    private mutating func parseHex4() throws(JSONParseError) -> UInt32 {
+        guard bytes.count - index >= 4 else { throw .syntax(at: index) }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case 0x30...0x39: digit = byte - 0x30
+            case 0x41...0x46: digit = byte - 0x41 + 10
+            case 0x61...0x66: digit = byte - 0x61 + 10
+            default: throw .syntax(at: index)
+            }
+            value = value << 4 | UInt32(digit)
+            index += 1
+        }
+        return value
+    }
+}
