@@ -1,2 +1,3 @@
 import Shared
-print("todo")
+
+Endpoint.main(name: "sign-out", bodyOptional: true, handler: SignOut.handle)

@@ -1,2 +1,3 @@
 import Shared
-print("todo")
+
+Endpoint.main(name: "signin-google", handler: GoogleSignIn.handle)

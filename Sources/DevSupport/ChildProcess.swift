@@ -1,0 +1,92 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Shared
+
+/// Runs a program with a given environment and stdin, its stdout and stderr captured through
+/// files (no pipe can fill up and deadlock, whatever the sizes). For tests and the benchmark.
+public struct ChildProcess {
+    public struct Result: Sendable {
+        public let exitStatus: Int32        // the exit code, or 128 + signal
+        public let stdout: [UInt8]
+        public let stderr: [UInt8]
+        public var stderrText: String { String(decoding: stderr, as: UTF8.self) }
+        public var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+    }
+
+    public struct SpawnError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Starts `path` and returns its pid; stdin from `stdin` bytes, output into files in `workDir`.
+    public static func start(
+        _ path: String, arguments: [String] = [], environment: [String: String], stdin: [UInt8] = [],
+        workDir: String
+    ) throws -> (pid: pid_t, stdoutPath: String, stderrPath: String) {
+        let tag = "\(getpid())-\(nextTag())"
+        let inPath = "\(workDir)/in-\(tag)", outPath = "\(workDir)/out-\(tag)", errPath = "\(workDir)/err-\(tag)"
+        guard writeFile(inPath, stdin) else { throw SpawnError(description: "cannot write \(inPath)") }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, inPath, O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, path, &actions, nil, argv, envp)
+        unlink(inPath)
+        guard rc == 0 else { throw SpawnError(description: "posix_spawn \(path): \(String(cString: strerror(rc)))") }
+        return (pid, outPath, errPath)
+    }
+
+    /// Waits for `pid` and collects what it wrote.
+    public static func finish(pid: pid_t, stdoutPath: String, stderrPath: String) -> Result {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let code: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        let out = FileIO.readFile(stdoutPath, limit: 64 << 20) ?? []
+        let err = FileIO.readFile(stderrPath, limit: 64 << 20) ?? []
+        unlink(stdoutPath)
+        unlink(stderrPath)
+        return Result(exitStatus: code, stdout: out, stderr: err)
+    }
+
+    public static func run(
+        _ path: String, arguments: [String] = [], environment: [String: String], stdin: [UInt8] = [],
+        workDir: String
+    ) throws -> Result {
+        let started = try start(path, arguments: arguments, environment: environment, stdin: stdin, workDir: workDir)
+        return finish(pid: started.pid, stdoutPath: started.stdoutPath, stderrPath: started.stderrPath)
+    }
+
+    private static func writeFile(_ path: String, _ bytes: [UInt8]) -> Bool {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        FileIO.writeAll(fd, bytes)
+        return true
+    }
+
+    private static let counter = Counter()
+    private static func nextTag() -> Int { counter.next() }
+}
+
+/// A thread-safe counter for unique file names.
+final class Counter: @unchecked Sendable {
+    private var value = 0
+    private var lock = pthread_mutex_t()
+    init() { pthread_mutex_init(&lock, nil) }
+    deinit { pthread_mutex_destroy(&lock) }
+    func next() -> Int {
+        pthread_mutex_lock(&lock)
+        defer { pthread_mutex_unlock(&lock) }
+        value += 1
+        return value
+    }
+}

@@ -1,0 +1,24 @@
+/// `signin-google`: a phone's Google ID token in, a session out.
+public enum GoogleSignIn {
+    public static func handle(_ context: RequestContext) throws(FrontdoorError) -> CGIResponse {
+        guard let google = context.config.google else {
+            throw .internal("config: google: not configured, yet signin-google was called")
+        }
+        let idToken = try context.body.requiredString("idToken")
+        let policy = ClaimsPolicy(issuers: Config.Google.issuers, audiences: Set(google.clientIds))
+        let token = try IssuerTokens.verify(idToken, keysUrl: google.certsUrl, policy: policy, context: context)
+        let identity = ProviderIdentity(
+            provider: .google, subject: token.subject, email: token.email, emailVerified: token.emailVerified,
+            authoritativeForEmail: isAuthoritative(email: token.email, hostedDomain: token.claims["hd"]))
+        let body = try ProviderSignIn.signIn(identity, db: try context.database(), config: context.config, now: context.now)
+        return body.response
+    }
+
+    /// Google's own guidance: it speaks for an address only at gmail.com or in a Workspace
+    /// domain (the `hd` claim); elsewhere `email_verified` may be stale.
+    static func isAuthoritative(email: String?, hostedDomain: JSONValue?) -> Bool {
+        if let hd = hostedDomain?.stringValue, !hd.isEmpty { return true }
+        guard let email else { return false }
+        return EmailAddress.matchKey(email).hasSuffix("@gmail.com")
+    }
+}

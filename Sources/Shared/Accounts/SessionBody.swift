@@ -1,0 +1,34 @@
+/// The contract's session body, built from what the transaction learnt.
+public struct SessionBody: Sendable {
+    public let accountId: String
+    public let session: Sessions.Issued
+    public let created: Bool
+    public let email: String?
+    public let providers: [String]
+
+    public var json: JSONValue {
+        .object([
+            ("accountId", .string(accountId)),
+            ("sessionToken", .string(session.token)),
+            ("sessionExpiresAt", .string(Clock.rfc3339(session.expiresAt))),
+            ("created", .bool(created)),
+            ("email", email.map(JSONValue.string) ?? .null),
+            ("providers", .array(providers.map(JSONValue.string))),
+        ])
+    }
+
+    public var response: CGIResponse { CGIResponse(status: 200, body: json) }
+
+    /// Reads the account's email and linked providers, for the answer.
+    static func load(
+        in db: Database, accountId: String, session: Sessions.Issued, created: Bool
+    ) throws(FrontdoorError) -> SessionBody {
+        let account = try db.query("SELECT email, password_hash IS NOT NULL FROM accounts WHERE id = ?", [.text(accountId)])
+        guard let row = account.first else { throw .internal("account vanished inside its transaction") }
+        var providers = try db.query(
+            "SELECT provider FROM identities WHERE account_id = ? ORDER BY provider", [.text(accountId)]
+        ).compactMap { $0.text(0) }
+        if row.int(1) == 1 { providers.append("password") }
+        return SessionBody(accountId: accountId, session: session, created: created, email: row.text(0), providers: providers)
+    }
+}

@@ -1,0 +1,122 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a CGI program receives: the request's meta-variables and its body.
+public struct CGIRequest: Sendable {
+    public static let maxBodyBytes = 16 * 1024
+
+    public let method: String
+    public let contentType: String?
+    public let contentLength: Int
+    public let authorization: String?
+    public let remoteAddress: String?
+    public let body: [UInt8]
+
+    public init(
+        method: String, contentType: String?, contentLength: Int, authorization: String?, remoteAddress: String?,
+        body: [UInt8]
+    ) {
+        self.method = method
+        self.contentType = contentType
+        self.contentLength = contentLength
+        self.authorization = authorization
+        self.remoteAddress = remoteAddress
+        self.body = body
+    }
+
+    /// Reads the environment and exactly `CONTENT_LENGTH` bytes of `input`. A body that is too
+    /// large or announced wrongly is drained first: fcgiwrap writes the whole body before it reads
+    /// the answer, and an answer given over an undrained body becomes a 502.
+    public static func read(
+        environment: [String: String], input: Int32 = STDIN_FILENO
+    ) throws(FrontdoorError) -> CGIRequest {
+        let method = environment["REQUEST_METHOD"] ?? ""
+        let lengthText = environment["CONTENT_LENGTH"] ?? ""
+        let length: Int
+        if lengthText.isEmpty {
+            length = 0
+        } else if let n = Int(lengthText), n >= 0, lengthText.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
+            length = n
+        } else {
+            throw .invalidRequest("CONTENT_LENGTH is not a number.")
+        }
+        if length > maxBodyBytes {
+            drain(input, count: length)
+            throw FrontdoorError(.payloadTooLarge, "The request body is larger than \(maxBodyBytes) bytes.")
+        }
+        let body = try readExactly(input, count: length)
+        return CGIRequest(
+            method: method,
+            contentType: environment["CONTENT_TYPE"],
+            contentLength: length,
+            authorization: environment["HTTP_AUTHORIZATION"],
+            remoteAddress: environment["REMOTE_ADDR"],
+            body: body
+        )
+    }
+
+    /// The process environment as a dictionary (`environ`), read once.
+    public static func processEnvironment() -> [String: String] {
+        var result: [String: String] = [:]
+        var pointer = environ
+        while let entry = pointer.pointee {
+            let text = String(cString: entry)
+            if let eq = text.firstIndex(of: "=") {
+                result[String(text[..<eq])] = String(text[text.index(after: eq)...])
+            }
+            pointer += 1
+        }
+        return result
+    }
+
+    private static func readExactly(_ fd: Int32, count: Int) throws(FrontdoorError) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, count - filled) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { throw .internal("reading the body failed: errno \(errno)") }
+            if n == 0 { throw .invalidRequest("The request body is shorter than its Content-Length.") }
+            filled += n
+        }
+        return buffer
+    }
+
+    private static func drain(_ fd: Int32, count: Int) {
+        var left = count
+        var scratch = [UInt8](repeating: 0, count: 64 * 1024)
+        while left > 0 {
+            let n = scratch.withUnsafeMutableBytes { read(fd, $0.baseAddress!, min(left, $0.count)) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return }
+            left -= n
+        }
+    }
+
+    /// The bearer token of `Authorization: Bearer <token>`, or nil.
+    public var bearerToken: String? {
+        guard let authorization else { return nil }
+        let parts = authorization.split(separator: " ", omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty else { return nil }
+        return String(parts[1])
+    }
+
+    /// Whether the content type is JSON (`application/json`, parameters such as charset allowed).
+    public var hasJSONContentType: Bool {
+        guard let contentType else { return false }
+        let media = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingASCIISpaces() } ?? ""
+        return media.lowercased() == "application/json"
+    }
+}
+
+extension StringProtocol {
+    /// Without the spaces and tabs at either end.
+    public func trimmingASCIISpaces() -> String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { $0 != " " && $0 != "\t" }),
+            let last = scalars.lastIndex(where: { $0 != " " && $0 != "\t" })
+        else { return "" }
+        return String(scalars[first...last])
+    }
+}

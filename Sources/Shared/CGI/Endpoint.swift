@@ -1,0 +1,93 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The whole life of one CGI process: read, check, handle, answer, tidy up, exit.
+public enum Endpoint {
+    /// Runs `handler` for a POST with a JSON object body (or, with `bodyOptional`, no body at all)
+    /// and never returns. Every path prints exactly one CGI answer and one log line on stderr.
+    public static func main(
+        name: String, bodyOptional: Bool = false,
+        handler: (RequestContext) throws(FrontdoorError) -> CGIResponse
+    ) -> Never {
+        let started = Clock.monotonicMillis()
+        // A ceiling before anything else; replaced by the configured one once the config is read.
+        Lifetime.start(seconds: 30)
+        let environment = CGIRequest.processEnvironment()
+        let outcome = answer(name: name, environment: environment, bodyOptional: bodyOptional, handler: handler)
+        outcome.response.write()
+        let code = outcome.response.status >= 400 ? (outcome.response.body["error"]?.stringValue ?? "-") : "-"
+        FileIO.log(
+            "frontdoor endpoint=\(name) status=\(outcome.response.status) error=\(code) ms="
+                + formatMillis(Clock.monotonicMillis() - started))
+        if let detail = outcome.detail { FileIO.log("frontdoor endpoint=\(name) detail=\(detail)") }
+        if outcome.configBroken { exit(1) }
+        if let context = outcome.context, !context.afterwards.isEmpty {
+            Lifetime.detachFromClient()
+            for work in context.afterwards { work() }
+        }
+        exit(0)
+    }
+
+    struct Outcome {
+        var response: CGIResponse
+        var detail: String?
+        var context: RequestContext?
+        var configBroken = false
+    }
+
+    static func answer(
+        name: String, environment: [String: String], bodyOptional: Bool,
+        handler: (RequestContext) throws(FrontdoorError) -> CGIResponse
+    ) -> Outcome {
+        let request: CGIRequest
+        do {
+            request = try CGIRequest.read(environment: environment)
+        } catch {
+            return Outcome(response: CGIResponse(error: error), detail: error.detail)
+        }
+        let config: Config
+        do {
+            config = try Config.load(environment: environment)
+        } catch {
+            let failure = FrontdoorError.internal(error.description)
+            return Outcome(response: CGIResponse(error: failure), detail: error.description, configBroken: true)
+        }
+        Lifetime.start(seconds: config.processLifetimeSeconds)
+        do {
+            let body = try parseBody(request, optional: bodyOptional)
+            let context = RequestContext(config: config, request: request, body: body, now: Clock.now())
+            do {
+                return Outcome(response: try handler(context), context: context)
+            } catch {
+                return Outcome(response: CGIResponse(error: error), detail: error.detail, context: context)
+            }
+        } catch {
+            return Outcome(response: CGIResponse(error: error), detail: error.detail)
+        }
+    }
+
+    /// Method, content type and JSON shape, in that order, each with its own code.
+    static func parseBody(_ request: CGIRequest, optional: Bool) throws(FrontdoorError) -> JSONValue {
+        guard request.method == "POST" else {
+            throw FrontdoorError(.methodNotAllowed, "Only POST is accepted here.")
+        }
+        if optional && request.contentLength == 0 { return .object([]) }
+        guard request.hasJSONContentType else {
+            throw FrontdoorError(.unsupportedMediaType, "The body must be JSON (Content-Type: application/json).")
+        }
+        let body: JSONValue
+        do {
+            body = try JSONParser.parse(request.body)
+        } catch {
+            throw .invalidRequest("The body is not valid JSON.", detail: "json: \(error)")
+        }
+        guard body.objectValue != nil else { throw .invalidRequest("The body must be a JSON object.") }
+        return body
+    }
+
+    static func formatMillis(_ ms: Double) -> String {
+        let tenths = Int((ms * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+}

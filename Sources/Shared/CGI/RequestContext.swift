@@ -1,0 +1,50 @@
+/// What a handler works with: the request, the configuration, the time, and the store and
+/// outbound client opened only when first asked for (a rejected request pays for neither).
+public final class RequestContext {
+    public let config: Config
+    public let request: CGIRequest
+    /// The request body, an object; empty when the request had no body.
+    public let body: JSONValue
+    public let now: UnixTime
+    private var openedDatabase: Database?
+    private var openedHTTPClient: HTTPClient?
+    private let makeHTTPClient: (Config) -> HTTPClient
+    /// Work that runs after the answer is out (stdout and stderr closed); it must record its own outcome.
+    public private(set) var afterwards: [() -> Void] = []
+
+    public init(
+        config: Config, request: CGIRequest, body: JSONValue, now: UnixTime,
+        makeHTTPClient: @escaping (Config) -> HTTPClient = RequestContext.curlClient
+    ) {
+        self.config = config
+        self.request = request
+        self.body = body
+        self.now = now
+        self.makeHTTPClient = makeHTTPClient
+    }
+
+    public static func curlClient(_ config: Config) -> HTTPClient {
+        CurlHTTPClient(
+            connectTimeoutSeconds: config.http.connectTimeoutSeconds,
+            totalTimeoutSeconds: config.http.totalTimeoutSeconds,
+            maxResponseBytes: config.http.maxResponseBytes)
+    }
+
+    public func database() throws(FrontdoorError) -> Database {
+        if let openedDatabase { return openedDatabase }
+        let db = try Database(path: config.databasePath)
+        openedDatabase = db
+        return db
+    }
+
+    public func httpClient() -> HTTPClient {
+        if let openedHTTPClient { return openedHTTPClient }
+        let client = makeHTTPClient(config)
+        openedHTTPClient = client
+        return client
+    }
+
+    public func runAfterAnswer(_ work: @escaping () -> Void) {
+        afterwards.append(work)
+    }
+}

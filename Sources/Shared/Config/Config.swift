@@ -1,0 +1,166 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Everything the binaries need, from the JSON file named by `AUTH_CONFIG`; validated when read.
+public struct Config: Sendable {
+    public struct Google: Sendable {
+        public var clientIds: [String]
+        public var certsUrl: String
+        public static let issuers: Set<String> = ["accounts.google.com", "https://accounts.google.com"]
+    }
+
+    public struct Apple: Sendable {
+        public enum Mode: String, Sendable { case relay, direct }
+        public var bundleIds: [String]
+        public var mode: Mode
+        public var keysUrl: String
+        public var tokenUrl: String
+        public var revokeUrl: String
+        public var teamId: String?
+        public var keyId: String?
+        public var privateKeyFile: String?
+    }
+
+    public struct Firebase: Sendable {
+        public var projectId: String
+        public var apiKey: String
+        public var identityToolkitUrl: String
+        public var securetokenUrl: String
+        public var certsUrl: String
+    }
+
+    public struct Mail: Sendable {
+        public var smtpUrl: String
+        public var from: String
+        public var username: String?
+        public var password: String?
+    }
+
+    public struct HTTP: Sendable {
+        public var connectTimeoutSeconds: Double
+        public var totalTimeoutSeconds: Double
+        public var maxResponseBytes: Int
+    }
+
+    public struct KeyCache: Sendable {
+        /// How long cached keys keep serving after their expiry while the issuer cannot be reached.
+        public var graceSeconds: Int64
+        /// The least time between two fetches caused by an unknown `kid`.
+        public var refetchIntervalSeconds: Int64
+        /// The lifetime of keys whose response has no usable `Cache-Control: max-age`.
+        public var defaultMaxAgeSeconds: Int64
+    }
+
+    public var databasePath: String
+    /// A development config may use loopback URLs; `frontdoor-check` flags them anywhere else.
+    public var development: Bool
+    public var sessionLifetimeSeconds: Int64
+    public var ticketLifetimeSeconds: Int64
+    /// The hard ceiling on a process's life, work after the answer included (rule 9).
+    public var processLifetimeSeconds: Int64
+    public var http: HTTP
+    public var keyCache: KeyCache
+    public var google: Google?
+    public var apple: Apple?
+    public var firebase: Firebase?
+    public var mail: Mail?
+
+    /// Reads and validates the file named by `AUTH_CONFIG`.
+    public static func load(environment: [String: String]) throws(ConfigError) -> Config {
+        guard let path = environment["AUTH_CONFIG"], !path.isEmpty else {
+            throw ConfigError(key: "AUTH_CONFIG", reason: "the environment variable naming the config file is not set")
+        }
+        guard let bytes = FileIO.readFile(path, limit: 256 * 1024) else {
+            throw ConfigError(key: "AUTH_CONFIG", reason: "the config file cannot be read (errno \(errno))")
+        }
+        return try parse(bytes)
+    }
+
+    public static func parse(_ bytes: [UInt8]) throws(ConfigError) -> Config {
+        let json: JSONValue
+        do {
+            json = try JSONParser.parse(bytes)
+        } catch {
+            throw ConfigError(key: "(file)", reason: "is not valid JSON (\(error))")
+        }
+        var top = try ConfigReader(json, path: "")
+        var config = Config(
+            databasePath: try top.requiredString("databasePath"),
+            development: try top.bool("development", default: false),
+            sessionLifetimeSeconds: try top.int("sessionLifetimeSeconds", default: 30 * 86_400, range: 300...(400 * 86_400)),
+            ticketLifetimeSeconds: try top.int("ticketLifetimeSeconds", default: 15 * 60, range: 60...86_400),
+            processLifetimeSeconds: try top.int("processLifetimeSeconds", default: 30, range: 5...600),
+            http: HTTP(connectTimeoutSeconds: 3, totalTimeoutSeconds: 5, maxResponseBytes: 1 << 20),
+            keyCache: KeyCache(graceSeconds: 6 * 3600, refetchIntervalSeconds: 60, defaultMaxAgeSeconds: 3600)
+        )
+        if var r = try top.section("http") {
+            config.http.connectTimeoutSeconds = try r.seconds("connectTimeoutSeconds", default: 3, range: 0.1...60)
+            config.http.totalTimeoutSeconds = try r.seconds("totalTimeoutSeconds", default: 5, range: 0.1...120)
+            config.http.maxResponseBytes = Int(try r.int("maxResponseBytes", default: 1 << 20, range: 1024...(16 << 20)))
+            try r.rejectUnknown()
+        }
+        if var r = try top.section("keyCache") {
+            config.keyCache.graceSeconds = try r.int("graceSeconds", default: 6 * 3600, range: 0...(7 * 86_400))
+            config.keyCache.refetchIntervalSeconds = try r.int("refetchIntervalSeconds", default: 60, range: 1...86_400)
+            config.keyCache.defaultMaxAgeSeconds = try r.int("defaultMaxAgeSeconds", default: 3600, range: 60...86_400)
+            try r.rejectUnknown()
+        }
+        if config.http.totalTimeoutSeconds + 5 > Double(config.processLifetimeSeconds) {
+            throw ConfigError(key: "processLifetimeSeconds", reason: "must exceed http.totalTimeoutSeconds by at least 5")
+        }
+        if var r = try top.section("google") {
+            config.google = Google(
+                clientIds: try r.stringList("clientIds"),
+                certsUrl: try r.url("certsUrl", default: "https://www.googleapis.com/oauth2/v3/certs")
+            )
+            try r.rejectUnknown()
+        }
+        if var r = try top.section("apple") {
+            let modeText = try r.string("mode") ?? "relay"
+            guard let mode = Apple.Mode(rawValue: modeText) else {
+                throw ConfigError(key: r.key("mode"), reason: "must be \"relay\" or \"direct\"")
+            }
+            config.apple = Apple(
+                bundleIds: try r.stringList("bundleIds"),
+                mode: mode,
+                keysUrl: try r.url("keysUrl", default: "https://appleid.apple.com/auth/keys"),
+                tokenUrl: try r.url("tokenUrl", default: "https://appleid.apple.com/auth/token"),
+                revokeUrl: try r.url("revokeUrl", default: "https://appleid.apple.com/auth/revoke"),
+                teamId: try r.string("teamId"),
+                keyId: try r.string("keyId"),
+                privateKeyFile: try r.string("privateKeyFile")
+            )
+            try r.rejectUnknown()
+        }
+        if var r = try top.section("firebase") {
+            let projectId = try r.requiredString("projectId")
+            guard let apiKey = try r.secret("apiKey") else { throw ConfigError(key: r.key("apiKey"), reason: "is required (or apiKeyFile)") }
+            config.firebase = Firebase(
+                projectId: projectId,
+                apiKey: apiKey,
+                identityToolkitUrl: try r.url("identityToolkitUrl", default: "https://identitytoolkit.googleapis.com"),
+                securetokenUrl: try r.url("securetokenUrl", default: "https://securetoken.googleapis.com"),
+                certsUrl: try r.url(
+                    "certsUrl",
+                    default: "https://www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com")
+            )
+            try r.rejectUnknown()
+        }
+        if var r = try top.section("mail") {
+            let smtpUrl = try r.requiredString("smtpUrl")
+            guard OutboundURL.classify(smtpUrl) != nil, smtpUrl.hasPrefix("smtp") else {
+                throw ConfigError(key: r.key("smtpUrl"), reason: "must be smtps://, smtp:// with STARTTLS, or smtp:// to a loopback address")
+            }
+            config.mail = Mail(
+                smtpUrl: smtpUrl, from: try r.requiredString("from"), username: try r.string("username"),
+                password: try r.secret("password"))
+            try r.rejectUnknown()
+        }
+        try top.rejectUnknown()
+        if config.apple != nil, config.apple?.mode == .relay, config.firebase == nil {
+            throw ConfigError(key: "firebase", reason: "is required when apple.mode is \"relay\"")
+        }
+        return config
+    }
+}
