@@ -73,20 +73,39 @@ public struct ChildProcess {
         return true
     }
 
-    private static let counter = Counter()
-    private static func nextTag() -> Int { counter.next() }
+    private static let counter = Locked(0)
+    private static func nextTag() -> Int { counter.withLock { $0 += 1; return $0 } }
 }
 
-/// A thread-safe counter for unique file names.
-final class Counter: @unchecked Sendable {
-    private var value = 0
+/// A value behind a lock, for state the fakes share between their threads and the test.
+public final class Locked<Value>: @unchecked Sendable {
+    private var value: Value
     private var lock = pthread_mutex_t()
-    init() { pthread_mutex_init(&lock, nil) }
+
+    public init(_ value: Value) {
+        self.value = value
+        pthread_mutex_init(&lock, nil)
+    }
+
     deinit { pthread_mutex_destroy(&lock) }
-    func next() -> Int {
+
+    public func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
         pthread_mutex_lock(&lock)
         defer { pthread_mutex_unlock(&lock) }
-        value += 1
-        return value
+        return try body(&value)
+    }
+
+    public var current: Value { withLock { $0 } }
+}
+
+extension ChildProcess {
+    /// `rm -rf` for a test's temporary folder.
+    @discardableResult
+    public static func removeTree(_ path: String) -> Bool {
+        guard path.hasPrefix("/tmp/") else { return false }
+        guard let result = try? run("/bin/rm", arguments: ["-rf", path], environment: [:], workDir: "/tmp") else {
+            return false
+        }
+        return result.exitStatus == 0
     }
 }

@@ -1,2 +1,40 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import DevSupport
 import Shared
-print("todo")
+
+// The development identity provider for `make run`: Google's key endpoint on loopback, plus a
+// page that mints development tokens. Never deployed.
+
+func option(_ name: String, in arguments: [String]) -> String? {
+    guard let i = arguments.firstIndex(of: name), i + 1 < arguments.count else { return nil }
+    return arguments[i + 1]
+}
+
+func fail(_ message: String) -> Never {
+    FileIO.log("frontdoor-dev: \(message)")
+    exit(2)
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+switch arguments.first {
+case "serve":
+    let port = option("--port", in: arguments).flatMap(Int.init) ?? 8081
+    do {
+        try DevProvider.serve(port: port)
+    } catch {
+        fail("cannot serve on port \(port): \(error)")
+    }
+case "config":
+    guard let database = option("--database", in: arguments), let provider = option("--provider", in: arguments) else {
+        fail("usage: frontdoor-dev config --database PATH --provider URL")
+    }
+    print(DevProvider.config(databasePath: database, providerURL: provider).serialized)
+case "usage":
+    let port = option("--port", in: arguments) ?? "8080"
+    let provider = option("--provider", in: arguments) ?? "http://127.0.0.1:8081"
+    print(DevProvider.usage(port: port, providerURL: provider))
+default:
+    fail("usage: frontdoor-dev serve --port N | config --database PATH --provider URL | usage --port N --provider URL")
+}

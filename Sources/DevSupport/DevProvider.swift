@@ -1,0 +1,91 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Shared
+
+/// What `frontdoor-dev` serves: the fakes of the tests, on fixed ports, with a token page.
+public enum DevProvider {
+    public static func serve(port: Int) throws -> Never {
+        let google = try FakeGoogle(keys: [try SigningKey.rsa(kid: "dev-\(Clock.now())")], port: port)
+        google.server.setHandler { request in
+            let (path, query) = splitQuery(request.path)
+            switch path {
+            case "/google/token":
+                guard let sub = query["sub"], !sub.isEmpty else {
+                    return .respond(.json(#"{"error":"sub is required"}"#, status: 400))
+                }
+                let verified: JSONValue = query["email_verified"] == "false" ? false : true
+                var overrides: [(String, JSONValue)] = []
+                if let hd = query["hd"] { overrides.append(("hd", .string(hd))) }
+                guard let token = try? google.token(sub: sub, email: query["email"], emailVerified: verified, overrides: overrides)
+                else { return .respond(.json(#"{"error":"minting failed"}"#, status: 500)) }
+                return .respond(LoopbackHTTPServer.Response(status: 200, headers: [("Content-Type", "text/plain")], body: Array(token.utf8)))
+            default:
+                return google.respond(to: request)
+            }
+        }
+        FileIO.log("frontdoor-dev: serving development keys and tokens on \(google.server.baseURL)")
+        while true { pause() }
+    }
+
+    public static func config(databasePath: String, providerURL: String) -> JSONValue {
+        .object([
+            ("databasePath", .string(databasePath)),
+            ("development", true),
+            ("google", .object([
+                ("clientIds", .array([.string(FakeGoogle.clientId)])),
+                ("certsUrl", .string(providerURL + "/google/certs")),
+            ])),
+        ])
+    }
+
+    public static func usage(port: String, providerURL: String) -> String {
+        """
+        frontdoor is running on http://127.0.0.1:\(port) (development provider on \(providerURL)).
+        Sign in with a development Google token:
+
+          TOKEN=$(curl -s '\(providerURL)/google/token?sub=dev-user-1&email=dev.user@gmail.com')
+          curl -s -X POST http://127.0.0.1:\(port)/auth/signin-google \\
+               -H 'Content-Type: application/json' -d "{\\"idToken\\":\\"$TOKEN\\"}"
+
+        Sign out with the sessionToken it answers:
+
+          curl -s -X POST http://127.0.0.1:\(port)/auth/sign-out -H "Authorization: Bearer <sessionToken>"
+
+        Logs: var/nginx-error.log (one line per request), var/dev-provider.log. Stop with: make stop
+        """
+    }
+
+    static func splitQuery(_ target: String) -> (String, [String: String]) {
+        let parts = target.split(separator: "?", maxSplits: 1)
+        let path = parts.first.map(String.init) ?? ""
+        var query: [String: String] = [:]
+        if parts.count == 2 {
+            for pair in parts[1].split(separator: "&") {
+                let kv = pair.split(separator: "=", maxSplits: 1)
+                guard let name = kv.first else { continue }
+                query[percentDecode(name)] = kv.count == 2 ? percentDecode(kv[1]) : ""
+            }
+        }
+        return (path, query)
+    }
+
+    static func percentDecode(_ text: Substring) -> String {
+        var bytes: [UInt8] = []
+        var i = text.utf8.startIndex
+        let utf8 = text.utf8
+        while i < utf8.endIndex {
+            let c = utf8[i]
+            if c == UInt8(ascii: "%"), let h = utf8.index(i, offsetBy: 2, limitedBy: utf8.endIndex), h < utf8.endIndex,
+                let v = UInt8(String(decoding: utf8[utf8.index(after: i)...h], as: UTF8.self), radix: 16)
+            {
+                bytes.append(v)
+                i = utf8.index(after: h)
+            } else {
+                bytes.append(c == UInt8(ascii: "+") ? 0x20 : c)
+                i = utf8.index(after: i)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,131 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import DevSupport
+import Shared
+import Testing
+
+/// One test's world: a temporary folder, a fake Google on loopback, a config naming both, and the
+/// built CGI programs run as real processes.
+final class Harness: @unchecked Sendable {
+    let dir: String
+    let google: FakeGoogle
+    var configPath: String { dir + "/config.json" }
+    var databasePath: String { dir + "/frontdoor.sqlite3" }
+
+    /// Where the built executables are: `FRONTDOOR_BIN_DIR` (set by `make test`), else beside the test bundle.
+    static let binDir: String = {
+        if let dir = getenv("FRONTDOOR_BIN_DIR").map({ String(cString: $0) }), !dir.isEmpty { return dir }
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        let exe = n > 0 ? String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "."
+        return String(exe[..<(exe.lastIndex(of: "/") ?? exe.endIndex)])
+    }()
+
+    init(keys: [SigningKey]? = nil, config extra: [(String, JSONValue)] = []) throws {
+        var template = Array("/tmp/frontdoor-test-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw HarnessError("mkdtemp failed") }
+        dir = String(cString: made)
+        google = try FakeGoogle(keys: keys ?? [try TestKeys.rsa()])
+        try writeConfig(extra)
+    }
+
+    deinit {
+        google.server.stop()
+        _ = ChildProcess.removeTree(dir)
+    }
+
+    func writeConfig(_ extra: [(String, JSONValue)] = []) throws {
+        var members: [(String, JSONValue)] = [
+            ("databasePath", .string(databasePath)),
+            ("development", true),
+            ("google", .object([
+                ("clientIds", .array([.string(FakeGoogle.clientId), "second-app.apps.googleusercontent.com"])),
+                ("certsUrl", .string(google.certsURL)),
+            ])),
+        ]
+        for (name, value) in extra {
+            members.removeAll { $0.0 == name }
+            if !value.isNull { members.append((name, value)) }
+        }
+        try writeText(configPath, JSONValue.object(members).serialized)
+    }
+
+    func writeText(_ path: String, _ text: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard fd >= 0 else { throw HarnessError("cannot write \(path)") }
+        FileIO.writeAll(fd, Array(text.utf8))
+        close(fd)
+    }
+
+    func environment(
+        method: String, contentType: String?, contentLength: Int?, authorization: String?, extra: [String: String]
+    ) -> [String: String] {
+        var env: [String: String] = [
+            "REQUEST_METHOD": method, "AUTH_CONFIG": configPath, "REMOTE_ADDR": "127.0.0.1",
+            "GATEWAY_INTERFACE": "CGI/1.1", "PATH": "/usr/bin:/bin",
+        ]
+        if let contentType { env["CONTENT_TYPE"] = contentType }
+        if let contentLength { env["CONTENT_LENGTH"] = String(contentLength) }
+        if let authorization { env["HTTP_AUTHORIZATION"] = authorization }
+        for (k, v) in extra { env[k] = v }
+        return env
+    }
+
+    /// Pipes one CGI request into the built program `endpoint` and parses its answer.
+    func run(
+        _ endpoint: String, body: [UInt8], method: String = "POST", contentType: String? = "application/json",
+        contentLength: Int? = nil, authorization: String? = nil, extraEnvironment: [String: String] = [:]
+    ) throws -> CGIAnswer {
+        let env = environment(
+            method: method, contentType: contentType, contentLength: contentLength ?? body.count,
+            authorization: authorization, extra: extraEnvironment)
+        let result = try ChildProcess.run(Harness.binDir + "/" + endpoint, environment: env, stdin: body, workDir: dir)
+        guard let answer = CGIAnswer.parse(result) else {
+            throw HarnessError("\(endpoint) did not answer CGI (exit \(result.exitStatus)): \(result.stdoutText) \(result.stderrText)")
+        }
+        return answer
+    }
+
+    func run(_ endpoint: String, json: String, authorization: String? = nil) throws -> CGIAnswer {
+        try run(endpoint, body: Array(json.utf8), authorization: authorization)
+    }
+
+    func signInGoogle(_ token: String) throws -> CGIAnswer {
+        try run("signin-google", json: JSONValue.object([("idToken", .string(token))]).serialized)
+    }
+
+    func database() throws -> Database { try Database(path: databasePath) }
+
+    func count(_ table: String) throws -> Int64 {
+        try database().query("SELECT count(*) FROM \(table)").first?.int(0) ?? -1
+    }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Keys are slow to make; tests share a few.
+enum TestKeys {
+    private static let cache = Locked<[String: SigningKey]>([:])
+
+    static func rsa(_ kid: String = "rsa-1") throws -> SigningKey {
+        try cached(kid) { try SigningKey.rsa(kid: kid) }
+    }
+
+    static func p256(_ kid: String = "ec-1") throws -> SigningKey {
+        try cached(kid) { try SigningKey.p256(kid: kid) }
+    }
+
+    private static func cached(_ kid: String, make: () throws -> SigningKey) throws -> SigningKey {
+        if let key = cache.current[kid] { return key }
+        let key = try make()
+        return cache.withLock { keys in
+            if let existing = keys[kid] { return existing }
+            keys[kid] = key
+            return key
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import DevSupport
+import Shared
+import Testing
+
+/// The whole path over HTTP: nginx → fcgiwrap → the CGI programs → the fake Google on loopback.
+@Suite(.serialized) struct IntegrationTests {
+    @Test func googleSignInAndSignOutThroughNginx() throws {
+        let h = try Harness()
+        let stack = try Stack(h)
+        defer { stack.stop() }
+        let token = try h.google.token(sub: "g-http", email: "http.user@gmail.com")
+        let first = try stack.post("/auth/signin-google", json: #"{"idToken":"\#(token)"}"#)
+        #expect(first.status == 200, "\(String(decoding: first.body, as: UTF8.self)) \(stack.errorLog())")
+        #expect(first.header("cache-control") == "no-store")
+        #expect(first.header("content-type")?.hasPrefix("application/json") == true)
+        #expect(first.json?["created"] == true)
+        let again = try stack.post("/auth/signin-google", json: #"{"idToken":"\#(token)"}"#)
+        #expect(again.json?["created"] == false)
+        #expect(again.json?["accountId"] == first.json?["accountId"])
+        let session = try #require(first.json?["sessionToken"]?.stringValue)
+        let out = try stack.post("/auth/sign-out", json: "{}", authorization: "Bearer \(session)")
+        #expect(out.status == 200)
+        #expect(try stack.post("/auth/sign-out", json: "{}", authorization: "Bearer \(session)").status == 401)
+        // One log line per request reaches nginx's error log, without the token or the email.
+        let log = stack.errorLog()
+        #expect(log.contains("endpoint=signin-google status=200"))
+        #expect(!log.contains(token))
+        #expect(!log.contains("http.user"))
+    }
+
+    @Test func nginxAnswersItsOwnErrorsInJSON() throws {
+        let h = try Harness()
+        let stack = try Stack(h)
+        defer { stack.stop() }
+        let get = try stack.request("GET", "/auth/signin-google")
+        #expect(get.status == 405)
+        #expect(get.json?["error"]?.stringValue == "method_not_allowed")
+        let big = try stack.request("POST", "/auth/signin-google", body: [UInt8](repeating: 0x61, count: 1 << 20))
+        #expect(big.status == 413)
+        #expect(big.json?["error"]?.stringValue == "payload_too_large")
+        let unknown = try stack.post("/auth/frontdoor-check", json: "{}")
+        #expect(unknown.status == 404)
+        #expect(unknown.json?["error"]?.stringValue == "not_found")
+        let traversal = try stack.post("/auth/../etc/passwd", json: "{}")
+        #expect(traversal.status == 404 || traversal.status == 400)
+        let wrongType = try stack.post("/auth/signin-google", json: "{}", contentType: "text/plain")
+        #expect(wrongType.status == 415)
+        #expect(wrongType.json?["error"]?.stringValue == "unsupported_media_type")
+        for response in [get, big, unknown, wrongType] {
+            #expect(response.header("cache-control") == "no-store")
+        }
+    }
+}

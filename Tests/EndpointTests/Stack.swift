@@ -1,0 +1,82 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import DevSupport
+import Shared
+
+/// Real nginx and fcgiwrap on loopback, started by `scripts/dev-stack` exactly as `make run` does,
+/// serving the built programs with the harness's config.
+final class Stack {
+    let harness: Harness
+    let port: Int
+    let varDir: String
+    static let root: String = {
+        let file = #filePath
+        var parts = file.split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(3)
+        return parts.joined(separator: "/")
+    }()
+
+    init(_ harness: Harness) throws {
+        self.harness = harness
+        varDir = harness.dir + "/stack"
+        port = try Stack.freePort()
+        let result = try ChildProcess.run(
+            "/bin/bash",
+            arguments: [Stack.root + "/scripts/dev-stack", "start", varDir, String(port), Harness.binDir, harness.configPath],
+            environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"], workDir: harness.dir)
+        guard result.exitStatus == 0 else {
+            throw HarnessError("dev-stack start failed (\(result.exitStatus)): \(result.stderrText)")
+        }
+    }
+
+    deinit { stop() }
+
+    func stop() {
+        _ = try? ChildProcess.run(
+            "/bin/bash", arguments: [Stack.root + "/scripts/dev-stack", "stop", varDir],
+            environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"], workDir: harness.dir)
+    }
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    func post(_ path: String, json: String, authorization: String? = nil, contentType: String = "application/json") throws -> HTTPResponse {
+        var headers = [("Content-Type", contentType)]
+        if let authorization { headers.append(("Authorization", authorization)) }
+        return try CurlHTTPClient(totalTimeoutSeconds: 20).send(
+            HTTPRequest(method: "POST", url: baseURL + path, headers: headers, body: Array(json.utf8)))
+    }
+
+    func request(_ method: String, _ path: String, body: [UInt8] = []) throws -> HTTPResponse {
+        try CurlHTTPClient(totalTimeoutSeconds: 20).send(
+            HTTPRequest(method: method, url: baseURL + path, headers: [("Content-Type", "application/json")], body: body))
+    }
+
+    func errorLog() -> String {
+        String(decoding: FileIO.readFile(varDir + "/nginx-error.log", limit: 64 << 20) ?? [], as: UTF8.self)
+    }
+
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw HarnessError("socket failed") }
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = 0
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) }
+        }
+        guard bound == 0 else { throw HarnessError("bind failed") }
+        let named = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+        }
+        guard named == 0 else { throw HarnessError("getsockname failed") }
+        return Int(UInt16(bigEndian: addr.sin_port))
+    }
+}
+
+extension HTTPResponse {
+    var json: JSONValue? { try? JSONParser.parse(body) }
+}
