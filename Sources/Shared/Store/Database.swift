@@ -1,0 +1,247 @@
+import CSQLite
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One connection to the store, used by one thread. Each CGI process opens its own; SQLite's file
+/// locks coordinate them.
+///
+/// Every connection is set up the same way:
+/// - `synchronous=FULL`: with WAL, every commit is synced before it returns, so a committed
+///   account deletion survives a power cut (NORMAL could lose the last commits). It costs one
+///   fsync per write transaction, which a sign-in server can afford.
+/// - `secure_delete=ON` (deleted content is overwritten) and `foreign_keys=ON` (cascades work).
+/// - A short back-off busy handler (see `BusyHandler`) instead of SQLite's 100 ms sleeps.
+/// - `SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE` and `SQLITE_FCNTL_PERSIST_WAL`: a process's close neither
+///   checkpoints nor deletes the WAL, which would otherwise cost every request about 0.3 ms. The
+///   WAL then keeps old page images, including deleted rows, until the next checkpoint: SQLite's
+///   automatic one when it passes 1000 pages, or `checkpoint()`, which a deletion should call.
+///
+/// Errors: a lock still held after `busyTimeoutMillis` throws `upstream_unavailable` (503, retry
+/// after one second); every other failure throws `internal` with a detail
+/// `sqlite: <op>: <message> (<extended code>)` that never contains a bound value. A constraint
+/// violation is such an internal error: where a conflict is expected (a unique email, a claimed
+/// nonce), write `INSERT … ON CONFLICT DO NOTHING` and look at the change count instead.
+public final class Database {
+    /// The version the migrations bring a database to (`PRAGMA user_version`).
+    public static let schemaVersion = Migrations.scripts.count
+
+    private var handle: OpaquePointer?
+    private let busy: BusyHandler
+    private var cache: [String: Statement] = [:]
+
+    /// Opens the database at `path`, creating the file with mode 0600 if missing (its directory
+    /// must exist), configures the connection and brings the schema to `schemaVersion`. Safe when
+    /// several processes do it at once. A database from a newer version of the code is refused.
+    public init(path: String, busyTimeoutMillis: Int = 5000) throws(FrontdoorError) {
+        busy = BusyHandler(timeoutMillis: busyTimeoutMillis)
+        do throws(FrontdoorError) {
+            try Self.createFile(path)
+            handle = try Self.openHandle(path)
+            try configure()
+            try migrate()
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Runs one statement with `params` bound to its `?` placeholders and returns every row.
+    public func query(_ sql: String, _ params: [SQLValue] = []) throws(FrontdoorError) -> [Row] {
+        try withStatement(sql, params) { db, statement throws(FrontdoorError) in try statement.rows(db) }
+    }
+
+    /// Runs one statement and returns how many rows it inserted, updated or deleted.
+    @discardableResult
+    public func run(_ sql: String, _ params: [SQLValue] = []) throws(FrontdoorError) -> Int {
+        try withStatement(sql, params) { db, statement throws(FrontdoorError) in
+            _ = try statement.rows(db)
+            return Int(sqlite3_changes64(db))
+        }
+    }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`: the write lock is taken up front, so the body
+    /// never meets a lock conflict halfway. When the body or the commit throws, everything is rolled
+    /// back and the error rethrown. Transactions do not nest: calling this inside one throws.
+    @discardableResult
+    public func transaction<T>(_ body: () throws(FrontdoorError) -> T) throws(FrontdoorError) -> T {
+        let db = try openHandle()
+        guard sqlite3_get_autocommit(db) != 0 else {
+            throw SQLiteError.make("transaction", SQLITE_MISUSE, "already inside a transaction")
+        }
+        try run("BEGIN IMMEDIATE")
+        do throws(FrontdoorError) {
+            let result = try body()
+            try run("COMMIT")
+            return result
+        } catch {
+            rollback()
+            throw error
+        }
+    }
+
+    /// Copies the WAL into the database and truncates it to zero bytes, so deleted rows no longer
+    /// sit in it. Throws `upstream_unavailable` when other connections kept it from finishing within
+    /// the busy timeout; after a deletion that has committed, log that and carry on.
+    public func checkpoint() throws(FrontdoorError) {
+        guard sqlite3_get_autocommit(try openHandle()) != 0 else {
+            throw SQLiteError.make("checkpoint", SQLITE_MISUSE, "inside a transaction")
+        }
+        let rows = try query("PRAGMA wal_checkpoint(TRUNCATE)")
+        if rows.first?.int(0) == 1 {
+            throw SQLiteError.make("checkpoint", SQLITE_BUSY, "other connections kept the WAL from being truncated")
+        }
+    }
+
+    /// Finalizes every statement and closes the connection. Further calls throw `internal`.
+    public func close() {
+        guard let db = handle else { return }
+        handle = nil
+        for statement in cache.values {
+            statement.finalize()
+        }
+        cache.removeAll()
+        // Every statement is finalized, so this succeeds; close_v2 would still free the handle
+        // once a stray statement goes, rather than leak it.
+        if sqlite3_close(db) != SQLITE_OK {
+            sqlite3_close_v2(db)
+        }
+    }
+
+    // MARK: - Statements
+
+    private func openHandle() throws(FrontdoorError) -> OpaquePointer {
+        guard let handle else { throw SQLiteError.make("use", SQLITE_MISUSE, "the database is closed") }
+        return handle
+    }
+
+    private func withStatement<T>(
+        _ sql: String, _ params: [SQLValue], _ body: (OpaquePointer, Statement) throws(FrontdoorError) -> T
+    ) throws(FrontdoorError) -> T {
+        let db = try openHandle()
+        let statement: Statement
+        if let cached = cache[sql] {
+            statement = cached
+        } else {
+            statement = try Statement.prepare(db, sql)
+            cache[sql] = statement
+        }
+        do throws(FrontdoorError) {
+            try statement.bind(db, params)
+            let result = try body(db, statement)
+            let rc = statement.reset()
+            guard rc == SQLITE_OK else { throw SQLiteError.make(db, "reset", rc) }
+            return result
+        } catch {
+            _ = statement.reset()
+            throw error
+        }
+    }
+
+    private func rollback() {
+        // SQLite ends the transaction itself after some errors; ROLLBACK then has nothing to do.
+        guard let db = handle, sqlite3_get_autocommit(db) == 0 else { return }
+        do throws(FrontdoorError) {
+            try run("ROLLBACK")
+        } catch {
+            // A connection that cannot roll back must not be used again; closing it rolls back.
+            close()
+        }
+    }
+
+    // MARK: - Opening
+
+    private static func createFile(_ path: String) throws(FrontdoorError) {
+        // SQLite would create the file 0644; its -wal and -shm files copy the database's mode.
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            let code = errno
+            let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+            if code == ENOENT {
+                throw .internal("sqlite: open: the directory \(directory.isEmpty ? "/" : directory) does not exist")
+            }
+            throw .internal("sqlite: open: cannot create \(path): \(String(cString: strerror(code)))")
+        }
+        Glibc.close(fd)
+    }
+
+    private static func openHandle(_ path: String) throws(FrontdoorError) -> OpaquePointer {
+        var db: OpaquePointer?
+        // NOMUTEX: a connection belongs to one thread. EXRESCODE: errors carry extended codes.
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let error = SQLiteError.make(db, "open", rc)
+            // A failed open can still return a handle, and it must be closed.
+            sqlite3_close(db)
+            throw error
+        }
+        return db
+    }
+
+    private func configure() throws(FrontdoorError) {
+        let db = try openHandle()
+        try busy.install(on: db)
+        var noCheckpoint: Int32 = 0
+        var rc = frontdoor_sqlite3_db_config_int(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, &noCheckpoint)
+        guard rc == SQLITE_OK, noCheckpoint == 1 else { throw SQLiteError.make(db, "db_config NO_CKPT_ON_CLOSE", rc) }
+        var persistWAL: Int32 = 1
+        rc = frontdoor_sqlite3_persist_wal(db, &persistWAL)
+        guard rc == SQLITE_OK else { throw SQLiteError.make(db, "file_control PERSIST_WAL", rc) }
+        for pragma in ["PRAGMA foreign_keys = ON", "PRAGMA synchronous = FULL", "PRAGMA secure_delete = ON"] {
+            try Statement.executeScript(db, pragma)
+        }
+    }
+
+    // MARK: - Migrations
+
+    /// Cheap when current: two reads of the header. When behind, the version is read again under
+    /// the write lock, so of several processes starting together exactly one applies each script.
+    private func migrate() throws(FrontdoorError) {
+        let target = Self.schemaVersion
+        let version = try userVersion()
+        try checkNotNewer(version)
+        // WAL is a property of the file and cannot change inside a transaction. Checked even when
+        // the schema is current, since a restored copy of the file may have come back without it.
+        if try query("PRAGMA journal_mode").first?.text(0) != "wal" {
+            let mode = try query("PRAGMA journal_mode = WAL").first?.text(0)
+            guard mode == "wal" else {
+                throw .internal("sqlite: journal_mode: could not switch to WAL (still \(mode ?? "unknown"))")
+            }
+        }
+        guard version < target else { return }
+        try transaction { () throws(FrontdoorError) in
+            let current = try userVersion()
+            try checkNotNewer(current)
+            guard current < target else { return }
+            let db = try openHandle()
+            for script in Migrations.scripts[current..<target] {
+                try Statement.executeScript(db, script)
+            }
+            // PRAGMA takes no bound parameters; the value is our own constant.
+            try Statement.executeScript(db, "PRAGMA user_version = \(target)")
+        }
+    }
+
+    private func userVersion() throws(FrontdoorError) -> Int {
+        guard let version = try query("PRAGMA user_version").first?.int(0) else {
+            throw .internal("sqlite: user_version: no value")
+        }
+        return Int(version)
+    }
+
+    private func checkNotNewer(_ version: Int) throws(FrontdoorError) {
+        guard version <= Self.schemaVersion else {
+            throw .internal(
+                "sqlite: migrate: the database is at schema version \(version), newer than this program's "
+                    + "\(Self.schemaVersion); deploy the newer binaries")
+        }
+    }
+}
+
+@available(*, unavailable)
+extension Database: Sendable {}

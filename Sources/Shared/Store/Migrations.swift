@@ -1,0 +1,51 @@
+/// The schema, one script per version: script `i` takes a database from version `i` to `i + 1`
+/// (`PRAGMA user_version`). Append new versions; never edit one that has shipped.
+enum Migrations {
+    static let scripts: [String] = [v1]
+
+    static let v1 = """
+        CREATE TABLE accounts (
+          id TEXT PRIMARY KEY,                 -- random, opaque
+          email TEXT,                          -- as the person or provider gave it (trimmed)
+          email_key TEXT UNIQUE,               -- the normalised address used for matching (lower-cased whole address)
+          email_verified INTEGER NOT NULL DEFAULT 0,
+          name TEXT,
+          password_hash TEXT,
+          created_at INTEGER NOT NULL
+        ) STRICT;
+        CREATE TABLE identities (
+          provider TEXT NOT NULL,              -- 'google' | 'apple'
+          subject TEXT NOT NULL,
+          account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          created_at INTEGER NOT NULL,
+          PRIMARY KEY (provider, subject)
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX identities_account ON identities(account_id);
+        CREATE TABLE sessions (
+          token_hash BLOB PRIMARY KEY,         -- SHA-256 of the session token; the token itself is never stored
+          account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          created_at INTEGER NOT NULL,
+          expires_at INTEGER NOT NULL
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX sessions_account ON sessions(account_id);
+        CREATE INDEX sessions_expiry ON sessions(expires_at);
+        CREATE TABLE tickets (                 -- pending joins answered with 409 proof_required
+          ticket_hash BLOB PRIMARY KEY,
+          account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          provider TEXT NOT NULL,
+          subject TEXT NOT NULL,
+          methods TEXT NOT NULL,               -- comma-separated: password,email_code
+          created_at INTEGER NOT NULL,
+          expires_at INTEGER NOT NULL
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX tickets_account ON tickets(account_id);
+        CREATE INDEX tickets_expiry ON tickets(expires_at);
+        CREATE TABLE key_sets (                -- issuers' published keys, shared by every process
+          url TEXT PRIMARY KEY,
+          body BLOB NOT NULL,
+          fetched_at INTEGER NOT NULL,
+          expires_at INTEGER NOT NULL,
+          refetch_after INTEGER NOT NULL DEFAULT 0
+        ) STRICT;
+        """
+}
