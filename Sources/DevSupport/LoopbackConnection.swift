@@ -86,15 +86,15 @@ struct LoopbackConnection {
     }
 
     private mutating func readLine(limit: Int = maxHeaderBytes) -> [UInt8]? {
-        var scanned = start
+        var scanned = 0  // relative to `start`, which `fill()` may move
         while true {
-            if let newline = buffer[scanned...].firstIndex(of: 0x0A) {
+            if let newline = buffer[(start + scanned)...].firstIndex(of: 0x0A) {
                 var line = Array(buffer[start..<newline])
                 if line.last == 0x0D { line.removeLast() }
                 start = newline + 1
                 return line
             }
-            scanned = buffer.count
+            scanned = buffer.count - start
             guard buffer.count - start <= limit, fill() else { return nil }
         }
     }

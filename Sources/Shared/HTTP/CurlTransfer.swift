@@ -34,8 +34,10 @@ final class CurlTransfer {
             headersTooLarge = true
             return 0
         }
-        var line = Substring(String(decoding: bytes, as: UTF8.self))
-        while let last = line.last, last == "\r" || last == "\n" { line.removeLast() }
+        // Bytes, not Characters: "\r\n" is one Character and would hide from a check for "\r".
+        var end = bytes.count
+        while end > 0 && (bytes[end - 1] == 0x0D || bytes[end - 1] == 0x0A) { end -= 1 }
+        let line = Substring(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<end]), as: UTF8.self))
         if line.hasPrefix("HTTP/") {
             // A new response starts (after a 100 Continue, say): only the final one's headers count.
             headers.removeAll()
