@@ -39,7 +39,8 @@ struct LoopbackConnection {
             case .close:
                 return
             case .endlessBody:
-                let head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+                let head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
+                    + "Transfer-Encoding: chunked\r\n\r\n"
                 let chunk = Array("10000\r\n".utf8) + [UInt8](repeating: 0x78, count: 0x10000) + Array("\r\n".utf8)
                 guard write(Array(head.utf8)) else { return }
                 while write(chunk) {}
@@ -57,7 +58,9 @@ struct LoopbackConnection {
 
     /// Polls the socket for `events` (none: only wait for stop or the timeout) and the wake pipe.
     private func wait(events: Int16, milliseconds: Int32 = -1) -> Wait {
-        var fds = [pollfd(fd: fd, events: events, revents: 0), pollfd(fd: core.wakeFD, events: Int16(POLLIN), revents: 0)]
+        var fds = [
+            pollfd(fd: fd, events: events, revents: 0), pollfd(fd: core.wakeFD, events: Int16(POLLIN), revents: 0),
+        ]
         while true {
             let ready = poll(&fds, 2, milliseconds)
             if ready < 0 && errno == EINTR { continue }

@@ -15,7 +15,7 @@ public struct LoopbackServerError: Error, CustomStringConvertible {
 /// server's `deinit` runs (and stops them) when its last user lets go.
 final class LoopbackServerCore: Sendable {
     struct State {
-        var handler: @Sendable (LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Behaviour
+        var handler: Handler
         var requests: [LoopbackHTTPServer.Request] = []
         var connectionCount = 0
         var lastConnectionID = 0
@@ -26,11 +26,14 @@ final class LoopbackServerCore: Sendable {
     let port: Int
     let state: Mutex<State>
     private let listenFD: Int32
-    /// One end of a socket pair, written once by `stop()` and never read, so it stays readable: every poll that includes it wakes.
+    /// One end of a socket pair that `stop()` writes to and nobody reads, so it stays readable: every
+    /// poll that includes it wakes.
     let wakeFD: Int32
     private let wakeWriteFD: Int32
 
-    init(port: Int, handler: @escaping @Sendable (LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Behaviour) throws {
+    typealias Handler = @Sendable (LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Behaviour
+
+    init(port: Int, handler: @escaping Handler) throws {
         guard (0...65535).contains(port) else { throw LoopbackServerError("port", errno: EINVAL) }
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw LoopbackServerError("socket") }
@@ -92,7 +95,10 @@ final class LoopbackServerCore: Sendable {
     private func acceptLoop() {
         defer { close(listenFD) }
         while true {
-            var fds = [pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
+            ]
             let ready = poll(&fds, 2, -1)
             if ready < 0 && errno == EINTR { continue }
             guard ready > 0, fds[1].revents == 0 else { return }

@@ -11,12 +11,13 @@ import Glibc
 
     @Test func getArrivesIntactAndResponseComesBack() throws {
         let server = try Server { _ in
-            .respond(.json(#"{"ok":true}"#, status: 201, headers: [("X-Trace", "  abc  "), ("Cache-Control", "no-store")]))
+            .respond(.json(#"{"ok":true}"#, status: 201, headers: [("X-Trace", "  abc  "), ("Cache-Control", "none")]))
         }
         defer { server.stop() }
         let client = CurlHTTPClient()
         let response = try client.send(HTTPRequest(
-            url: server.baseURL + "/keys?alg=RS256&key=SECRET", headers: [("Accept", "application/json"), ("X-Empty", "")]))
+            url: server.baseURL + "/keys?alg=RS256&key=SECRET",
+            headers: [("Accept", "application/json"), ("X-Empty", "")]))
         #expect(response.status == 201)
         #expect(String(decoding: response.body, as: UTF8.self) == #"{"ok":true}"#)
         #expect(response.header("x-trace") == "abc")
@@ -82,6 +83,19 @@ import Glibc
         #expect(Set(server.requests.map(\.connectionID)).count == 1)
     }
 
+    @Test func separateClientsOpenSeparateConnections() throws {
+        let server = try Server { _ in .respond(.json("{}")) }
+        defer { server.stop() }
+        let first = CurlHTTPClient()
+        let second = CurlHTTPClient()
+        _ = try first.send(HTTPRequest(url: server.baseURL))
+        _ = try second.send(HTTPRequest(url: server.baseURL))
+        _ = try first.send(HTTPRequest(url: server.baseURL))
+        #expect(first.connectionsOpened == 1 && second.connectionsOpened == 1)
+        #expect(server.connectionCount == 2)
+        #expect(server.requests.map(\.connectionID) == [1, 2, 1])
+    }
+
     @Test func errorStatusesAreReturnedNotThrown() throws {
         let server = try Server { _ in .respond(.json(#"{"error":"boom"}"#, status: 500)) }
         defer { server.stop() }
@@ -111,7 +125,9 @@ import Glibc
         address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
         }
         try #require(bound)
         let port = Int(UInt16(bigEndian: address.sin_port))
@@ -161,7 +177,9 @@ import Glibc
         #expect(throws: FrontdoorError.internal("")) {
             try client.send(HTTPRequest(url: server.baseURL, headers: [("X-A", "1\r\nX-B: 2")]))
         }
-        #expect(throws: FrontdoorError.internal("")) { try client.send(HTTPRequest(method: "GET /x", url: server.baseURL)) }
+        #expect(throws: FrontdoorError.internal("")) {
+            try client.send(HTTPRequest(method: "GET /x", url: server.baseURL))
+        }
         #expect(server.connectionCount == 0)
     }
 

@@ -53,6 +53,16 @@ import Glibc
         #expect(server.connectionCount == 2)
     }
 
+    @Test func droppingTheServerStopsIt() throws {
+        var server: LoopbackHTTPServer? = try LoopbackHTTPServer { _ in .hang(seconds: 30) }
+        let port = server!.port
+        let hanging = try RawSocket(port: port)
+        hanging.send("GET / HTTP/1.1\r\n\r\n")
+        server = nil
+        #expect(hanging.readAll().isEmpty)
+        #expect(throws: (any Error).self) { _ = try RawSocket(port: port) }
+    }
+
     @Test func fixedPortAndReuse() throws {
         let first = try LoopbackHTTPServer { _ in .respond(.init()) }
         let port = first.port

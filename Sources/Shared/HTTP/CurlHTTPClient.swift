@@ -29,7 +29,9 @@ public final class CurlHTTPClient: HTTPClient {
 
     private let handle: UnsafeMutableRawPointer?
 
-    public init(connectTimeoutSeconds: Double = 3, totalTimeoutSeconds: Double = 5, maxResponseBytes: Int = 1 << 20) {
+    public init(
+        connectTimeoutSeconds: Double = 3, totalTimeoutSeconds: Double = 5, maxResponseBytes: Int = 1 << 20
+    ) {
         self.connectTimeoutSeconds = connectTimeoutSeconds
         self.totalTimeoutSeconds = totalTimeoutSeconds
         self.maxResponseBytes = max(0, maxResponseBytes)
@@ -58,7 +60,9 @@ public final class CurlHTTPClient: HTTPClient {
         // libcurl would otherwise wait up to a second for `100 Continue` before sending a large body.
         if !request.headers.contains(where: { $0.0.lowercased() == "expect" }) { lines.append("Expect:") }
         for line in lines {
-            guard let appended = curl_slist_append(headerList, line) else { throw .internal("curl_slist_append failed") }
+            guard let appended = curl_slist_append(headerList, line) else {
+                throw .internal("curl_slist_append failed")
+            }
             headerList = appended
         }
 
@@ -91,51 +95,66 @@ public final class CurlHTTPClient: HTTPClient {
         _ handle: UnsafeMutableRawPointer, _ request: HTTPRequest, _ headerList: UnsafeMutablePointer<curl_slist>?,
         _ context: UnsafeMutableRawPointer
     ) throws(FrontdoorError) {
-        func check(_ code: CURLcode, _ what: String) throws(FrontdoorError) {
+        func check(_ code: CURLcode, _ option: CURLoption) throws(FrontdoorError) {
             guard code == CURLE_OK else {
-                throw .internal("curl_easy_setopt(\(what)): \(String(cString: curl_easy_strerror(code)))")
+                throw .internal("curl_easy_setopt(\(option.rawValue)): \(String(cString: curl_easy_strerror(code)))")
             }
         }
-        try check(frontdoor_curl_setopt_string(handle, CURLOPT_URL, request.url), "URL")
+        func set(_ option: CURLoption, _ value: Int) throws(FrontdoorError) {
+            try check(frontdoor_curl_setopt_long(handle, option, value), option)
+        }
+        func set(_ option: CURLoption, _ value: String) throws(FrontdoorError) {
+            try check(frontdoor_curl_setopt_string(handle, option, value), option)
+        }
+        func set(_ option: CURLoption, offset value: Int) throws(FrontdoorError) {
+            try check(frontdoor_curl_setopt_off_t(handle, option, curl_off_t(value)), option)
+        }
+        func set(_ option: CURLoption, pointer value: UnsafeRawPointer?) throws(FrontdoorError) {
+            try check(frontdoor_curl_setopt_ptr(handle, option, value), option)
+        }
+        func set(_ option: CURLoption, callback: curl_write_callback) throws(FrontdoorError) {
+            try check(frontdoor_curl_setopt_write_callback(handle, option, callback), option)
+        }
+
+        try set(CURLOPT_URL, request.url)
         // No signals: the process's own alarm (rule 9) must stay the only SIGALRM.
-        try check(frontdoor_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1), "NOSIGNAL")
-        try check(frontdoor_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"), "PROTOCOLS_STR")
-        try check(frontdoor_curl_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"), "REDIR_PROTOCOLS_STR")
-        try check(frontdoor_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0), "FOLLOWLOCATION")
-        try check(frontdoor_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Self.millis(connectTimeoutSeconds)),
-                  "CONNECTTIMEOUT_MS")
-        try check(frontdoor_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Self.millis(totalTimeoutSeconds)), "TIMEOUT_MS")
+        try set(CURLOPT_NOSIGNAL, 1)
+        try set(CURLOPT_PROTOCOLS_STR, "http,https")
+        try set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        try set(CURLOPT_FOLLOWLOCATION, 0)
+        try set(CURLOPT_CONNECTTIMEOUT_MS, Self.millis(connectTimeoutSeconds))
+        try set(CURLOPT_TIMEOUT_MS, Self.millis(totalTimeoutSeconds))
         // Refuses early when Content-Length says too much; the write callback catches the rest.
-        try check(frontdoor_curl_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maxResponseBytes)),
-                  "MAXFILESIZE_LARGE")
-        try check(frontdoor_curl_setopt_string(handle, CURLOPT_USERAGENT, "frontdoor"), "USERAGENT")
+        try set(CURLOPT_MAXFILESIZE_LARGE, offset: maxResponseBytes)
+        try set(CURLOPT_USERAGENT, "frontdoor")
         // The defaults write to stdout, which in a CGI process is the answer: always set both.
-        try check(frontdoor_curl_setopt_write_callback(handle, CURLOPT_WRITEFUNCTION, CurlCallbacks.body),
-                  "WRITEFUNCTION")
-        try check(frontdoor_curl_setopt_ptr(handle, CURLOPT_WRITEDATA, context), "WRITEDATA")
-        try check(frontdoor_curl_setopt_write_callback(handle, CURLOPT_HEADERFUNCTION, CurlCallbacks.header),
-                  "HEADERFUNCTION")
-        try check(frontdoor_curl_setopt_ptr(handle, CURLOPT_HEADERDATA, context), "HEADERDATA")
-        try check(frontdoor_curl_setopt_ptr(handle, CURLOPT_HTTPHEADER, headerList), "HTTPHEADER")
+        try set(CURLOPT_WRITEFUNCTION, callback: CurlCallbacks.body)
+        try set(CURLOPT_WRITEDATA, pointer: context)
+        try set(CURLOPT_HEADERFUNCTION, callback: CurlCallbacks.header)
+        try set(CURLOPT_HEADERDATA, pointer: context)
+        try set(CURLOPT_HTTPHEADER, pointer: headerList)
 
         let method = request.method
         if method == "POST" || !request.body.isEmpty {
-            try check(frontdoor_curl_setopt_long(handle, CURLOPT_POST, 1), "POST")
+            try set(CURLOPT_POST, 1)
             // The size first, so COPYPOSTFIELDS copies that many bytes instead of calling strlen.
-            try check(frontdoor_curl_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count)),
-                      "POSTFIELDSIZE_LARGE")
+            try set(CURLOPT_POSTFIELDSIZE_LARGE, offset: request.body.count)
             // Never a null pointer: libcurl would then read the body from stdin, the CGI request.
-            let code = request.body.isEmpty
-                ? frontdoor_curl_setopt_string(handle, CURLOPT_COPYPOSTFIELDS, "")
-                : request.body.withUnsafeBytes { frontdoor_curl_setopt_ptr(handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) }
-            try check(code, "COPYPOSTFIELDS")
-            if method != "POST" { try check(frontdoor_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method), "CUSTOMREQUEST") }
+            if request.body.isEmpty {
+                try set(CURLOPT_COPYPOSTFIELDS, "")
+            } else {
+                let code = request.body.withUnsafeBytes {
+                    frontdoor_curl_setopt_ptr(handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress)
+                }
+                try check(code, CURLOPT_COPYPOSTFIELDS)
+            }
+            if method != "POST" { try set(CURLOPT_CUSTOMREQUEST, method) }
         } else if method == "GET" {
-            try check(frontdoor_curl_setopt_long(handle, CURLOPT_HTTPGET, 1), "HTTPGET")
+            try set(CURLOPT_HTTPGET, 1)
         } else if method == "HEAD" {
-            try check(frontdoor_curl_setopt_long(handle, CURLOPT_NOBODY, 1), "NOBODY")
+            try set(CURLOPT_NOBODY, 1)
         } else {
-            try check(frontdoor_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method), "CUSTOMREQUEST")
+            try set(CURLOPT_CUSTOMREQUEST, method)
         }
     }
 

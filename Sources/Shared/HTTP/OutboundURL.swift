@@ -46,9 +46,8 @@ public enum OutboundURL {
               bytes[colon...].starts(with: Array("://".utf8))
         else { return nil }
         let scheme = bytes[..<colon]
-        guard isAlpha(scheme.first!), scheme.allSatisfy({ isAlpha($0) || isDigit($0) || "+-.".utf8.contains($0) }) else {
-            return nil
-        }
+        let schemeCharacter = { (c: UInt8) in isAlpha(c) || isDigit(c) || "+-.".utf8.contains(c) }
+        guard isAlpha(scheme.first!), scheme.allSatisfy(schemeCharacter) else { return nil }
         let authorityStart = colon + 3
         let authorityEnd = bytes[authorityStart...].firstIndex { "/?#".utf8.contains($0) } ?? bytes.endIndex
         var hostPort = bytes[authorityStart..<authorityEnd]
@@ -118,6 +117,8 @@ public enum OutboundURL {
         return withUnsafeBytes(of: &address) { Array($0) }
     }
 
-    private static func isAlpha(_ c: UInt8) -> Bool { (c | 0x20) >= UInt8(ascii: "a") && (c | 0x20) <= UInt8(ascii: "z") }
+    private static func isAlpha(_ c: UInt8) -> Bool {
+        (c | 0x20) >= UInt8(ascii: "a") && (c | 0x20) <= UInt8(ascii: "z")
+    }
     private static func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
 }
