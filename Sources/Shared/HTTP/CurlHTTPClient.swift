@@ -70,6 +70,8 @@ public final class CurlHTTPClient: HTTPClient {
         let context = Unmanaged.passRetained(transfer)
         defer { context.release() }
 
+        // Runs before the list and the box go: the idle handle never points at freed memory.
+        defer { curl_easy_reset(handle) }
         try configure(handle, request, headerList, context.toOpaque())
         let result = curl_easy_perform(handle)
         var connects = 0
