@@ -1,0 +1,124 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Rule 8: outbound connections use TLS, except to loopback addresses.
+///
+/// The parser is deliberately narrower than libcurl's: anything it cannot read with certainty is
+/// refused rather than guessed at, so a URL it calls loopback is one libcurl connects to loopback.
+/// Refused, among others: whitespace, control characters and backslashes anywhere; more than one
+/// `@` in the authority; IPv4 written in anything but plain dotted decimal (`0x7f000001`,
+/// `127.1` and `0177.0.0.1` are not loopback here); IPv6 zone ids; empty ports.
+public enum OutboundURL {
+    public enum Kind: Sendable, Equatable { case tls, loopback }
+
+    /// `https://` and `smtps://` → `.tls`; `http://` and `smtp://` to 127.0.0.0/8, `[::1]` or
+    /// `localhost` → `.loopback`; `smtp://` elsewhere → `.tls` only when the caller requires STARTTLS;
+    /// anything else → nil.
+    public static func classify(_ url: String, smtpStartTLSRequired: Bool = true) -> Kind? {
+        guard let parts = parse(url) else { return nil }
+        let loopback = isLoopback(host: parts.host)
+        switch parts.scheme {
+        case "https", "smtps": return .tls
+        case "http": return loopback ? .loopback : nil
+        case "smtp": return loopback ? .loopback : (smtpStartTLSRequired ? .tls : nil)
+        default: return nil
+        }
+    }
+
+    /// The host alone (lower-cased, IPv6 in brackets), for error messages: unlike the whole URL it
+    /// never carries a query string, where API keys travel.
+    public static func host(of url: String) -> String? { parse(url)?.host }
+
+    struct Parts: Equatable {
+        var scheme: String
+        var host: String
+        var port: Int?
+    }
+
+    static func parse(_ url: String) -> Parts? {
+        let bytes = Array(url.utf8)
+        // Printable ASCII only; a backslash is a path separator to some parsers and not to others.
+        guard !bytes.isEmpty, bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\\") }) else {
+            return nil
+        }
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0,
+              bytes[colon...].starts(with: Array("://".utf8))
+        else { return nil }
+        let scheme = bytes[..<colon]
+        let schemeCharacter = { (c: UInt8) in isAlpha(c) || isDigit(c) || "+-.".utf8.contains(c) }
+        guard isAlpha(scheme.first!), scheme.allSatisfy(schemeCharacter) else { return nil }
+        let authorityStart = colon + 3
+        let authorityEnd = bytes[authorityStart...].firstIndex { "/?#".utf8.contains($0) } ?? bytes.endIndex
+        var hostPort = bytes[authorityStart..<authorityEnd]
+        let ats = hostPort.indices.filter { hostPort[$0] == UInt8(ascii: "@") }
+        if ats.count > 1 { return nil }
+        if let at = ats.first {
+            guard at > hostPort.startIndex else { return nil }
+            hostPort = hostPort[(at + 1)...]
+        }
+        guard let (host, port) = splitHostPort(hostPort) else { return nil }
+        return Parts(scheme: String(decoding: scheme, as: UTF8.self).lowercased(), host: host, port: port)
+    }
+
+    private static func splitHostPort(_ text: ArraySlice<UInt8>) -> (String, Int?)? {
+        var host: String
+        var rest: ArraySlice<UInt8>
+        if text.first == UInt8(ascii: "[") {
+            guard let close = text.firstIndex(of: UInt8(ascii: "]")) else { return nil }
+            let inside = String(decoding: text[(text.startIndex + 1)..<close], as: UTF8.self).lowercased()
+            guard parseIPv6(inside) != nil else { return nil }
+            host = "[\(inside)]"
+            rest = text[(close + 1)...]
+        } else {
+            let end = text.firstIndex(of: UInt8(ascii: ":")) ?? text.endIndex
+            let name = text[..<end]
+            let allowed = { (c: UInt8) in isAlpha(c) || isDigit(c) || "-._".utf8.contains(c) }
+            guard !name.isEmpty, name.allSatisfy(allowed) else { return nil }
+            host = String(decoding: name, as: UTF8.self).lowercased()
+            rest = text[end...]
+        }
+        guard let colon = rest.first else { return (host, nil) }
+        guard colon == UInt8(ascii: ":") else { return nil }
+        let digits = rest.dropFirst()
+        guard (1...5).contains(digits.count), digits.allSatisfy(isDigit),
+              let port = Int(String(decoding: digits, as: UTF8.self)), (1...65535).contains(port)
+        else { return nil }
+        return (host, port)
+    }
+
+    static func isLoopback(host: String) -> Bool {
+        if host == "localhost" { return true }
+        if host.hasPrefix("[") {
+            guard let address = parseIPv6(String(host.dropFirst().dropLast())) else { return false }
+            return address == Array(repeating: 0, count: 15) + [1]
+        }
+        return dottedQuad(host)?.first == 127
+    }
+
+    /// Four decimal octets without leading zeros, the one IPv4 spelling every parser agrees on.
+    private static func dottedQuad(_ host: String) -> [Int]? {
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4 else { return nil }
+        var octets: [Int] = []
+        for part in parts {
+            guard (1...3).contains(part.utf8.count), part.utf8.allSatisfy(isDigit),
+                  part.utf8.count == 1 || part.utf8.first != UInt8(ascii: "0"),
+                  let value = Int(part), value <= 255
+            else { return nil }
+            octets.append(value)
+        }
+        return octets
+    }
+
+    private static func parseIPv6(_ text: String) -> [UInt8]? {
+        var address = in6_addr()
+        guard inet_pton(AF_INET6, text, &address) == 1 else { return nil }
+        return withUnsafeBytes(of: &address) { Array($0) }
+    }
+
+    private static func isAlpha(_ c: UInt8) -> Bool {
+        (c | 0x20) >= UInt8(ascii: "a") && (c | 0x20) <= UInt8(ascii: "z")
+    }
+    private static func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
+}
