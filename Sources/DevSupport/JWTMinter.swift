@@ -8,7 +8,8 @@ public enum JWTMinter {
     public static func mint(claims: [(String, JSONValue)], key: SigningKey, header extra: [(String, JSONValue)] = [])
         throws -> String
     {
-        let header = merging([("alg", .string(key.algorithm)), ("kid", .string(key.kid)), ("typ", "JWT")], extra)
+        let base: [(String, JSONValue)] = [("alg", .string(key.algorithm)), ("kid", .string(key.kid)), ("typ", "JWT")]
+        let header = mergingJSONMembers(base, extra)
         return try mint(rawHeader: JSONValue.object(header).serialized, rawClaims: JSONValue.object(claims).serialized,
                         key: key)
     }

@@ -71,7 +71,7 @@ public final class SigningKey: @unchecked Sendable {
         let base: [(String, JSONValue)] =
             [("kty", .string(isRSA ? "RSA" : "EC")), ("kid", .string(kid)), ("use", "sig"), ("alg", .string(algorithm))]
             + publicMembers
-        return .object(merging(base, extra))
+        return .object(mergingJSONMembers(base, extra))
     }
 
     /// The SubjectPublicKeyInfo DER, for the HMAC key-confusion test (an attacker's usual secret).
@@ -159,7 +159,7 @@ public final class SigningKey: @unchecked Sendable {
 }
 
 /// `base` with each member of `extra` replacing the same-named one, or appended.
-func merging(_ base: [(String, JSONValue)], _ extra: [(String, JSONValue)]) -> [(String, JSONValue)] {
+func mergingJSONMembers(_ base: [(String, JSONValue)], _ extra: [(String, JSONValue)]) -> [(String, JSONValue)] {
     var members = base
     for (name, value) in extra {
         if let i = members.firstIndex(where: { $0.0 == name }) {

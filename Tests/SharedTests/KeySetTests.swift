@@ -33,7 +33,7 @@ import Testing
         let rsaJWK = try F.rsa.get().publicJWK()
         let members: [JSONValue] = [
             .object([("kty", "oct"), ("kid", "hmac"), ("k", "AAAA")]),
-            .object([("kty", "OKP"), ("kid", "ed"), ("crv", "Ed25519"), ("x", "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo")]),
+            .object([("kty", "OKP"), ("kid", "ed"), ("crv", "Ed25519"), ("x", "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwI")]),
             ec.publicJWK(extra: [("kid", "p384"), ("crv", "P-384")]),
             ec.publicJWK(extra: [("kid", "off-curve"), ("y", .string(Base64URL.encode(offCurveY)))]),
             ec.publicJWK(extra: [("kid", "short-x"), ("x", .string(String(x.dropLast(2))))]),
@@ -126,7 +126,8 @@ import Testing
 
 extension JSONValue {
     fileprivate func removing(_ name: String, kid: String) -> JSONValue {
-        let members = (objectValue ?? []).filter { $0.0 != name }.map { $0.0 == "kid" ? ($0.0, JSONValue.string(kid)) : $0 }
+        let members = (objectValue ?? []).filter { $0.0 != name }
+            .map { $0.0 == "kid" ? ($0.0, JSONValue.string(kid)) : $0 }
         return .object(members)
     }
 }

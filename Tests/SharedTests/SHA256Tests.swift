@@ -3,7 +3,8 @@ import Testing
 
 @Suite struct SHA256Tests {
     @Test func knownAnswers() throws {
-        #expect(Hex.encode(SHA256.hash([UInt8]())) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(Hex.encode(SHA256.hash([UInt8]())) ==
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         #expect(Hex.encode(SHA256.hash(Array("abc".utf8))) ==
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         let long = Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)

@@ -58,7 +58,8 @@ import Testing
         let token = try JWTMinter.mint(rawHeader: #"{"alg":"RS256"}"#, rawClaims: claims, key: key)
         let keys = try F.keySet([F.ec.get(), F.rsa.get(), key])
         #expect(try F.verify(token, keys: keys).subject == "110169484474386276334")
-        let stranger = try JWTMinter.mint(rawHeader: #"{"alg":"ES256"}"#, rawClaims: claims, key: SigningKey.p256(kid: "x"))
+        let stranger = try JWTMinter.mint(
+            rawHeader: #"{"alg":"ES256"}"#, rawClaims: claims, key: SigningKey.p256(kid: "x"))
         #expect(throws: TokenError.badSignature) { try F.verify(stranger, keys: keys) }
         #expect(throws: TokenError.unknownKeyID(nil)) { try F.verify(token, keys: JSONWebKeySet(keys: [])) }
     }
@@ -150,7 +151,9 @@ import Testing
         #expect(throws: TokenError.malformed("claims have a duplicate member")) { try F.verify(token, keys: keys) }
         let duplicateAlg = try JWTMinter.mint(
             rawHeader: #"{"alg":"RS256","kid":"rsa-1","alg":"none"}"#, rawClaims: claims, key: key)
-        #expect(throws: TokenError.malformed("header has a duplicate member")) { try F.verify(duplicateAlg, keys: keys) }
+        #expect(throws: TokenError.malformed("header has a duplicate member")) {
+            try F.verify(duplicateAlg, keys: keys)
+        }
     }
 
     @Test func honoursJWKUse() throws {

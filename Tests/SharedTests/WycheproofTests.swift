@@ -63,7 +63,8 @@ struct WycheproofTests {
                 checked += 1
                 if error == nil { verified += 1 } else { refused += 1 }
                 if mustVerify {
-                    #expect(error == nil, "tcId \(id) (\(test["comment"]?.stringValue ?? "")) refused: \(String(describing: error))")
+                    let why = String(describing: error)
+                    #expect(error == nil, "tcId \(id) (\(test["comment"]?.stringValue ?? "")) refused: \(why)")
                 } else {
                     #expect(error != nil, "tcId \(id) (\(test["comment"]?.stringValue ?? "")) was accepted")
                 }
