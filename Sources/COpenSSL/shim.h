@@ -3,4 +3,27 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/err.h>
+#include <openssl/bn.h>
+#include <openssl/rsa.h>
+#include <openssl/ec.h>
+#include <openssl/hmac.h>
+#include <openssl/x509.h>
+#include <openssl/core_names.h>
+#include <openssl/param_build.h>
+
+// Must run before any other OpenSSL call: the first call otherwise initialises with openssl.cnf,
+// which costs every process and would let a host file change what we verify with.
+static inline int frontdoor_openssl_init(void) {
+    return OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG | OPENSSL_INIT_NO_ATEXIT, NULL);
+}
+
+static inline int frontdoor_selection_public_key(void) { return EVP_PKEY_PUBLIC_KEY; }
+
+// OSSL_PARAM_BLD keeps the key and string pointers until the parameters are used, so they must be
+// static C strings, not Swift strings bridged for the length of one call.
+static inline const char *frontdoor_param_rsa_n(void) { return OSSL_PKEY_PARAM_RSA_N; }
+static inline const char *frontdoor_param_rsa_e(void) { return OSSL_PKEY_PARAM_RSA_E; }
+static inline const char *frontdoor_param_group(void) { return OSSL_PKEY_PARAM_GROUP_NAME; }
+static inline const char *frontdoor_param_pub(void) { return OSSL_PKEY_PARAM_PUB_KEY; }
+static inline const char *frontdoor_group_p256(void) { return "prime256v1"; }
 #endif

@@ -1,0 +1,31 @@
+/// What an issuer's tokens must say to be accepted (DESIGN.md rule 1).
+public struct ClaimsPolicy: Sendable {
+    /// `iss` must be one of these, exactly.
+    public var issuers: Set<String>
+    /// `aud` must be one of these, or an array of nothing but these (OIDC Core 3.1.3.7).
+    public var audiences: Set<String>
+    /// Seconds of disagreement between our clock and the issuer's that `exp`, `iat` and `nbf` allow.
+    public var clockSkew: Int64 = 60
+    /// The longest `exp - iat` accepted, in seconds.
+    public var maxLifetime: Int64 = 86_400
+
+    public init(issuers: Set<String>, audiences: Set<String>) {
+        self.issuers = issuers
+        self.audiences = audiences
+    }
+}
+
+/// The claims `TokenVerifier.checkClaims` checked, in the types we use.
+public struct CheckedClaims: Sendable, Equatable {
+    public let subject: String
+    public let issuer: String
+    /// `aud` as sent: one member for a string, every member for an array.
+    public let audiences: [String]
+    public let issuedAt: UnixTime
+    public let expiresAt: UnixTime
+    public let notBefore: UnixTime?
+    /// nil when absent.
+    public let email: String?
+    /// True only for `true` or `"true"`; false for `false`, `"false"` or absent.
+    public let emailVerified: Bool
+}
