@@ -7,7 +7,7 @@ DEV_PORT ?= 8081
 APT_PACKAGES := libssl-dev libsqlite3-dev libcurl4-openssl-dev libsodium-dev pkg-config nginx fcgiwrap
 RELEASE_FLAGS := -c release --static-swift-stdlib
 
-.PHONY: deps build release test run stop clean
+.PHONY: deps build release test run stop clean bench
 
 # Installs the Debian packages the build and the tests need, when root and when missing.
 deps:
@@ -54,3 +54,8 @@ stop:
 
 clean: stop
 	rm -rf .build $(VAR)
+
+# Per-request cost next to a C hello-world CGI; writes docs/benchmarks.md.
+bench: deps
+	@command -v wrk >/dev/null || { [ "$$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk </dev/null; } || true
+	scripts/bench

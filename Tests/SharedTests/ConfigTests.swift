@@ -1,0 +1,143 @@
+import Testing
+@testable import Shared
+
+@Suite struct ConfigTests {
+    func parse(_ text: String) throws(ConfigError) -> Config { try Config.parse(Array(text.utf8)) }
+
+    func expectKey(_ key: String, _ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        do {
+            _ = try parse(text)
+            Issue.record("accepted a config that should name \(key)", sourceLocation: sourceLocation)
+        } catch {
+            #expect(error.key == key, "\(error)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func minimalGoogleConfigGetsTheDefaults() throws {
+        let config = try parse(#"{"databasePath": "/tmp/x.sqlite3", "google": {"clientIds": ["a"]}}"#)
+        #expect(config.google?.certsUrl == "https://www.googleapis.com/oauth2/v3/certs")
+        #expect(config.sessionLifetimeSeconds == 30 * 86_400)
+        #expect(config.keyCache.graceSeconds == 6 * 3600)
+        #expect(config.processLifetimeSeconds == 30)
+        #expect(config.apple == nil && config.firebase == nil && config.mail == nil)
+    }
+
+    @Test func designBriefExampleLoads() throws {
+        let config = try parse(
+            """
+            {
+              "databasePath": "/var/lib/frontdoor/frontdoor.sqlite3",
+              "google":   { "clientIds": ["x.apps.googleusercontent.com"], "certsUrl": "https://www.googleapis.com/oauth2/v3/certs" },
+              "apple":    { "bundleIds": ["com.example.app"], "mode": "relay", "keysUrl": "https://appleid.apple.com/auth/keys" },
+              "firebase": { "projectId": "p", "apiKey": "k", "identityToolkitUrl": "https://identitytoolkit.googleapis.com",
+                            "securetokenUrl": "https://securetoken.googleapis.com",
+                            "certsUrl": "https://www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com" },
+              "mail":     { "smtpUrl": "smtps://mail.example.com", "from": "noreply@example.com" }
+            }
+            """)
+        #expect(config.apple?.mode == .relay)
+        #expect(config.firebase?.projectId == "p")
+        #expect(config.mail?.smtpUrl == "smtps://mail.example.com")
+    }
+
+    @Test func errorsNameTheKey() {
+        expectKey("(file)", "{")
+        expectKey("(top level)", "[]")
+        expectKey("databasePath", "{}")
+        expectKey("databasePath", #"{"databasePath": 5}"#)
+        expectKey("google.clientIds", #"{"databasePath": "x", "google": {}}"#)
+        expectKey("google.clientIds", #"{"databasePath": "x", "google": {"clientIds": []}}"#)
+        expectKey("google.clientIds[1]", #"{"databasePath": "x", "google": {"clientIds": ["a", 3]}}"#)
+        expectKey("google.certsUrl", #"{"databasePath": "x", "google": {"clientIds": ["a"], "certsUrl": "http://example.com/k"}}"#)
+        expectKey("google.certsUrl", #"{"databasePath": "x", "google": {"clientIds": ["a"], "certsUrl": "ftp://127.0.0.1/k"}}"#)
+        expectKey("google.clientId", #"{"databasePath": "x", "google": {"clientId": ["a"], "clientIds": ["a"]}}"#)
+        expectKey("databsePath", #"{"databasePath": "x", "databsePath": "y"}"#)
+        expectKey("sessionLifetimeSeconds", #"{"databasePath": "x", "sessionLifetimeSeconds": -5}"#)
+        expectKey("apple.mode", #"{"databasePath": "x", "apple": {"bundleIds": ["b"], "mode": "magic"}}"#)
+        expectKey("firebase", #"{"databasePath": "x", "apple": {"bundleIds": ["b"]}}"#)
+        expectKey("firebase.apiKey", #"{"databasePath": "x", "firebase": {"projectId": "p"}}"#)
+        expectKey("firebase.apiKeyFile", #"{"databasePath": "x", "firebase": {"projectId": "p", "apiKeyFile": "/nonexistent/key"}}"#)
+        expectKey("mail.smtpUrl", #"{"databasePath": "x", "mail": {"smtpUrl": "https://x", "from": "a@b"}}"#)
+        expectKey("processLifetimeSeconds", #"{"databasePath": "x", "processLifetimeSeconds": 6, "http": {"totalTimeoutSeconds": 5}}"#)
+    }
+
+    @Test func loopbackURLsAreAllowedForDevelopment() throws {
+        let config = try parse(#"{"databasePath": "x", "google": {"clientIds": ["a"], "certsUrl": "http://127.0.0.1:9/certs/"}}"#)
+        #expect(config.google?.certsUrl == "http://127.0.0.1:9/certs")
+    }
+}
+
+@Suite struct CGIRequestTests {
+    @Test func bearerTokenAndContentType() {
+        func request(authorization: String?, contentType: String?) -> CGIRequest {
+            CGIRequest(method: "POST", contentType: contentType, contentLength: 0, authorization: authorization, remoteAddress: nil, body: [])
+        }
+        #expect(request(authorization: "Bearer abc", contentType: nil).bearerToken == "abc")
+        #expect(request(authorization: "bearer  abc", contentType: nil).bearerToken == "abc")
+        #expect(request(authorization: "Bearer", contentType: nil).bearerToken == nil)
+        #expect(request(authorization: "Basic abc", contentType: nil).bearerToken == nil)
+        #expect(request(authorization: "Bearer a b", contentType: nil).bearerToken == nil)
+        #expect(request(authorization: nil, contentType: "Application/JSON; charset=utf-8").hasJSONContentType)
+        #expect(!request(authorization: nil, contentType: "application/jsonx").hasJSONContentType)
+        #expect(!request(authorization: nil, contentType: nil).hasJSONContentType)
+    }
+
+    @Test func contentLengthMustBeANumber() {
+        for bad in ["-1", "abc", "1e3", " 5"] {
+            #expect(throws: FrontdoorError.invalidRequest("")) {
+                try CGIRequest.read(environment: ["REQUEST_METHOD": "POST", "CONTENT_LENGTH": bad], input: -1)
+            }
+        }
+    }
+
+    @Test func oversizedBodyIsRefusedBeforeReading() {
+        #expect(throws: FrontdoorError(.payloadTooLarge, "")) {
+            try CGIRequest.read(environment: ["REQUEST_METHOD": "POST", "CONTENT_LENGTH": "16385"], input: -1)
+        }
+    }
+
+    @Test func errorsBecomeTheContractsBody() {
+        let response = CGIResponse(error: FrontdoorError(.rateLimited, "Slow down.", retryAfterSeconds: 30))
+        #expect(response.status == 429)
+        #expect(response.serialized.hasPrefix("Status: 429 Too Many Requests\r\n"))
+        #expect(response.serialized.contains("Retry-After: 30\r\n"))
+        #expect(response.serialized.contains("Cache-Control: no-store\r\n"))
+        #expect(response.body == .object([("error", "rate_limited"), ("message", "Slow down.")]))
+    }
+
+    @Test func everyCodeHasItsStatus() {
+        let expected: [(FrontdoorError.Code, Int)] = [
+            (.invalidRequest, 400), (.invalidTicket, 400), (.invalidToken, 401), (.invalidCredentials, 401),
+            (.invalidCode, 401), (.unauthorized, 401), (.emailNotVerified, 403), (.methodNotAllowed, 405),
+            (.emailTaken, 409), (.proofRequired, 409), (.payloadTooLarge, 413), (.unsupportedMediaType, 415),
+            (.invalidEmail, 422), (.invalidPassword, 422), (.rateLimited, 429), (.tooManyAttempts, 429),
+            (.upstreamUnavailable, 503), (.internal, 500),
+        ]
+        for (code, status) in expected {
+            #expect(FrontdoorError(code, "m").status == status, "\(code)")
+        }
+    }
+}
+
+@Suite struct SmallRulesTests {
+    @Test func emailMatchKeyTrimsAndFoldsCase() {
+        #expect(EmailAddress.matchKey("  Ada@Example.COM\n") == "ada@example.com")
+    }
+
+    @Test func googleSpeaksForGmailAndHostedDomainsOnly() {
+        #expect(GoogleSignIn.isAuthoritative(email: "a@gmail.com", hostedDomain: nil))
+        #expect(GoogleSignIn.isAuthoritative(email: "A@GMAIL.COM", hostedDomain: nil))
+        #expect(GoogleSignIn.isAuthoritative(email: "a@school.example", hostedDomain: "school.example"))
+        #expect(!GoogleSignIn.isAuthoritative(email: "a@school.example", hostedDomain: nil))
+        #expect(!GoogleSignIn.isAuthoritative(email: "a@notgmail.com.evil", hostedDomain: nil))
+        #expect(!GoogleSignIn.isAuthoritative(email: "a@school.example", hostedDomain: ""))
+    }
+
+    @Test func maxAgeIsReadAndBounded() {
+        #expect(KeySetCache.maxAge("public, max-age=19166, must-revalidate, no-transform") == 19166)
+        #expect(KeySetCache.maxAge("max-age=1") == 60)
+        #expect(KeySetCache.maxAge("max-age=99999999") == 2 * 86_400)
+        #expect(KeySetCache.maxAge("no-cache") == nil)
+        #expect(KeySetCache.maxAge(nil) == nil)
+    }
+}
