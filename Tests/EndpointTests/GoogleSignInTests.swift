@@ -85,9 +85,13 @@ import Testing
             }
         }
         let key = try TestKeys.rsa()
-        let hs256 = try JWTMinter.mintHS256(
-            header: #"{"alg":"HS256","kid":"rsa-1","typ":"JWT"}"#, claims: claims, secret: Array(key.publicKeyPEM.utf8))
-        #expect(try h.signInGoogle(hs256).status == 401)
+        let der = try key.publicKeyDER()
+        let pem = "-----BEGIN PUBLIC KEY-----\n" + Base64URL.encode(der) + "\n-----END PUBLIC KEY-----\n"
+        for secret in [der, Array(pem.utf8)] {
+            let hs256 = try JWTMinter.mintHS256(
+                rawHeader: #"{"alg":"HS256","kid":"rsa-1","typ":"JWT"}"#, rawClaims: claims, secret: secret)
+            #expect(try h.signInGoogle(hs256).status == 401)
+        }
         #expect(try h.count("accounts") == 0)
     }
 

@@ -74,7 +74,7 @@ public struct CGIRequest: Sendable {
         var buffer = [UInt8](repeating: 0, count: count)
         var filled = 0
         while filled < count {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, count - filled) }
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, count - filled) }
             if n < 0 && errno == EINTR { continue }
             if n < 0 { throw .internal("reading the body failed: errno \(errno)") }
             if n == 0 { throw .invalidRequest("The request body is shorter than its Content-Length.") }
@@ -87,7 +87,7 @@ public struct CGIRequest: Sendable {
         var left = count
         var scratch = [UInt8](repeating: 0, count: 64 * 1024)
         while left > 0 {
-            let n = scratch.withUnsafeMutableBytes { read(fd, $0.baseAddress!, min(left, $0.count)) }
+            let n = scratch.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, min(left, $0.count)) }
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { return }
             left -= n
@@ -117,6 +117,6 @@ extension StringProtocol {
         guard let first = scalars.firstIndex(where: { $0 != " " && $0 != "\t" }),
             let last = scalars.lastIndex(where: { $0 != " " && $0 != "\t" })
         else { return "" }
-        return String(scalars[first...last])
+        return String(String.UnicodeScalarView(scalars[first...last]))
     }
 }

@@ -113,6 +113,6 @@ extension StringProtocol {
         guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
             let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
         else { return "" }
-        return String(scalars[first...last])
+        return String(String.UnicodeScalarView(scalars[first...last]))
     }
 }

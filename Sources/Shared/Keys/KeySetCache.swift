@@ -52,16 +52,14 @@ public struct KeySetCache {
             throw .upstream("keys \(Self.host(url)): unusable key set (\(error))")
         }
         let maxAge = Self.maxAge(response.header("cache-control")) ?? settings.defaultMaxAgeSeconds
+        // refetch_after is left alone: only fetches caused by unknown kids count against it.
         try db.run(
             """
-            INSERT INTO key_sets (url, body, fetched_at, expires_at, refetch_after) VALUES (?, ?, ?, ?, ?)
+            INSERT INTO key_sets (url, body, fetched_at, expires_at) VALUES (?, ?, ?, ?)
             ON CONFLICT (url) DO UPDATE SET body = excluded.body, fetched_at = excluded.fetched_at,
-                expires_at = excluded.expires_at, refetch_after = max(refetch_after, excluded.refetch_after)
+                expires_at = excluded.expires_at
             """,
-            [
-                .text(url), .blob(response.body), .integer(now), .integer(now + maxAge),
-                .integer(now + settings.refetchIntervalSeconds),
-            ])
+            [.text(url), .blob(response.body), .integer(now), .integer(now + maxAge)])
         return keys
     }
 
@@ -79,8 +77,5 @@ public struct KeySetCache {
         return nil
     }
 
-    static func host(_ url: String) -> String {
-        let afterScheme = url.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first
-        return afterScheme.map(String.init) ?? "?"
-    }
+    static func host(_ url: String) -> String { OutboundURL.host(of: url) ?? "?" }
 }
