@@ -19,6 +19,7 @@ let package = Package(
         ),
         .executableTarget(name: "signin-google", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "sign-out", dependencies: ["Shared"], swiftSettings: swiftSettings),
+        .executableTarget(name: "frontdoor-check", dependencies: ["Shared"], swiftSettings: swiftSettings),
         // Loopback stand-ins for Google and friends: used by the tests and by `make run`, never deployed.
         .target(name: "DevSupport", dependencies: ["Shared", "COpenSSL"], swiftSettings: swiftSettings),
         .executableTarget(name: "frontdoor-dev", dependencies: ["DevSupport", "Shared"], swiftSettings: swiftSettings),

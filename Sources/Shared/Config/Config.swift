@@ -65,6 +65,8 @@ public struct Config: Sendable {
     public var apple: Apple?
     public var firebase: Firebase?
     public var mail: Mail?
+    /// The files secrets were read from (`firebase.apiKeyFile`, …), by key.
+    public var secretFiles: [(key: String, path: String)] = []
 
     /// Reads and validates the file named by `AUTH_CONFIG`.
     public static func load(environment: [String: String]) throws(ConfigError) -> Config {
@@ -75,6 +77,23 @@ public struct Config: Sendable {
             throw ConfigError(key: "AUTH_CONFIG", reason: "the config file cannot be read (errno \(errno))")
         }
         return try parse(bytes)
+    }
+
+    /// Every outbound URL with the key that names it, for the self-check.
+    public var outboundURLs: [(key: String, url: String)] {
+        var urls: [(String, String)] = []
+        if let google { urls.append(("google.certsUrl", google.certsUrl)) }
+        if let apple, apple.mode == .direct {
+            urls += [("apple.keysUrl", apple.keysUrl), ("apple.tokenUrl", apple.tokenUrl), ("apple.revokeUrl", apple.revokeUrl)]
+        }
+        if let firebase {
+            urls += [
+                ("firebase.identityToolkitUrl", firebase.identityToolkitUrl),
+                ("firebase.securetokenUrl", firebase.securetokenUrl), ("firebase.certsUrl", firebase.certsUrl),
+            ]
+        }
+        if let mail { urls.append(("mail.smtpUrl", mail.smtpUrl)) }
+        return urls
     }
 
     public static func parse(_ bytes: [UInt8]) throws(ConfigError) -> Config {
@@ -131,11 +150,12 @@ public struct Config: Sendable {
                 keyId: try r.string("keyId"),
                 privateKeyFile: try r.string("privateKeyFile")
             )
+            if let file = config.apple?.privateKeyFile { config.secretFiles.append((r.key("privateKeyFile"), file)) }
             try r.rejectUnknown()
         }
         if var r = try top.section("firebase") {
             let projectId = try r.requiredString("projectId")
-            guard let apiKey = try r.secret("apiKey") else { throw ConfigError(key: r.key("apiKey"), reason: "is required (or apiKeyFile)") }
+            guard let apiKey = try r.secret("apiKey", files: &config.secretFiles) else { throw ConfigError(key: r.key("apiKey"), reason: "is required (or apiKeyFile)") }
             config.firebase = Firebase(
                 projectId: projectId,
                 apiKey: apiKey,
@@ -154,7 +174,7 @@ public struct Config: Sendable {
             }
             config.mail = Mail(
                 smtpUrl: smtpUrl, from: try r.requiredString("from"), username: try r.string("username"),
-                password: try r.secret("password"))
+                password: try r.secret("password", files: &config.secretFiles))
             try r.rejectUnknown()
         }
         try top.rejectUnknown()
