@@ -11,7 +11,8 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CSystem"),
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // libcurl's headers (libcurl4-openssl-dev) at build time; the library is dlopen()ed (loader.c).
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl")]),
         .target(
             name: "Shared",
             dependencies: ["COpenSSL", "CSQLite", "CCurl", "CSystem"],
