@@ -227,6 +227,8 @@ public final class FakeFirebase: @unchecked Sendable {
         }
         let token = try JWTMinter.mint(claims: claims, key: key)
         s.idTokens[token] = user.localId
+        // RS256 is deterministic: the same claims in the same second give the same, now fresh, token.
+        s.expiredTokens.remove(token)
         return token
     }
 
