@@ -20,9 +20,11 @@ public enum DevProvider {
                     return .respond(.json(#"{"error":"sub and nonce (the raw nonce) are required"}"#, status: 400))
                 }
                 let verified: JSONValue = query["email_verified"].map { .string($0) } ?? "true"
-                guard let token = try? apple.token(sub: sub, rawNonce: nonce, email: query["email"], emailVerified: verified)
+                guard let token = try? apple.token(
+                    sub: sub, rawNonce: nonce, email: query["email"], emailVerified: verified)
                 else { return .respond(.json(#"{"error":"minting failed"}"#, status: 500)) }
-                return .respond(LoopbackHTTPServer.Response(status: 200, headers: [("Content-Type", "text/plain")], body: Array(token.utf8)))
+                return .respond(LoopbackHTTPServer.Response(
+                    status: 200, headers: [("Content-Type", "text/plain")], body: Array(token.utf8)))
             case "/google/token":
                 guard let sub = query["sub"], !sub.isEmpty else {
                     return .respond(.json(#"{"error":"sub is required"}"#, status: 400))
@@ -74,7 +76,7 @@ public enum DevProvider {
         Sign in with a development Apple token (relayed through the development Firebase):
 
           NONCE=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \\n')
-          TOKEN=$(curl -s "\(providerURL)/apple/token?sub=dev-apple-1&email=dev.user@privaterelay.appleid.com&nonce=$NONCE")
+          TOKEN=$(curl -s "\(providerURL)/apple/token?sub=dev-apple-1&nonce=$NONCE&email=dev@example.org")
           curl -s -X POST http://127.0.0.1:\(port)/auth/signin-apple \\
                -H 'Content-Type: application/json' \\
                -d "{\\"identityToken\\":\\"$TOKEN\\",\\"rawNonce\\":\\"$NONCE\\",\\"givenName\\":\\"Dev\\"}"

@@ -57,7 +57,8 @@ public final class FakeFirebase: @unchecked Sendable {
         servers = serve
             ? try (0..<3).map { _ in
                 try LoopbackHTTPServer { request in
-                    FakeFirebase.handle(request, state: state) ?? .respond(.json(#"{"error":"not found"}"#, status: 404))
+                    FakeFirebase.handle(request, state: state)
+                        ?? .respond(.json(#"{"error":"not found"}"#, status: 404))
                 }
             } : []
     }
@@ -78,7 +79,9 @@ public final class FakeFirebase: @unchecked Sendable {
     public func setSignIn(_ behaviour: SignInBehaviour) { state.withLock { $0.signIn = behaviour } }
     public func setFailDeletions(_ fail: Bool) { state.withLock { $0.failDeletions = fail } }
     /// Claims that replace (or, with `.null`, remove) those of the ID tokens `signInWithIdp` mints.
-    public func setClaimOverrides(_ overrides: [(String, JSONValue)]) { state.withLock { $0.claimOverrides = overrides } }
+    public func setClaimOverrides(_ overrides: [(String, JSONValue)]) {
+        state.withLock { $0.claimOverrides = overrides }
+    }
     /// Every ID token issued so far is past its hour from now on.
     public func expireIssuedTokens() { state.withLock { $0.expiredTokens.formUnion($0.idTokens.keys) } }
 
@@ -106,7 +109,9 @@ public final class FakeFirebase: @unchecked Sendable {
         }
     }
 
-    static func signInWithIdp(_ request: LoopbackHTTPServer.Request, state: Locked<State>) -> LoopbackHTTPServer.Behaviour {
+    static func signInWithIdp(
+        _ request: LoopbackHTTPServer.Request, state: Locked<State>
+    ) -> LoopbackHTTPServer.Behaviour {
         let behaviour = state.current.signIn
         switch behaviour {
         case .hang(let seconds): return .hang(seconds: seconds)
@@ -134,7 +139,8 @@ public final class FakeFirebase: @unchecked Sendable {
         }
         guard nonce == FakeApple.nonceClaim(rawNonce) else {
             return failure(
-                400, "MISSING_OR_INVALID_NONCE : The nonce in ID Token does not match the SHA256 hash of the raw nonce.")
+                400,
+                "MISSING_OR_INVALID_NONCE : The nonce in ID Token does not match the SHA256 hash of the raw nonce.")
         }
         let secure = body["returnSecureToken"] == true
         let minted = state.withLock { s -> (User, String?)? in
@@ -154,8 +160,9 @@ public final class FakeFirebase: @unchecked Sendable {
         }
         guard let (user, token) = minted else { return failure(500, "INTERNAL") }
         var members: [(String, JSONValue)] = [
-            ("kind", "identitytoolkit#VerifyAssertionResponse"), ("federatedId", .string(FakeApple.issuer + "/" + user.appleSub)),
-            ("providerId", "apple.com"), ("localId", .string(user.localId)), ("emailVerified", .bool(user.emailVerified)),
+            ("kind", "identitytoolkit#VerifyAssertionResponse"),
+            ("federatedId", .string(FakeApple.issuer + "/" + user.appleSub)), ("providerId", "apple.com"),
+            ("localId", .string(user.localId)), ("emailVerified", .bool(user.emailVerified)),
         ]
         if let email = user.email { members.append(("email", .string(email))) }
         if let token { members.append(("idToken", .string(token))) }

@@ -43,7 +43,9 @@ import Testing
                 return parts.joined(separator: ".")
             }),
             ("a stranger's key under Apple's kid", { try w.apple.token(sub: "apple-d2", rawNonce: $0, key: impostor) }),
-            ("an unknown kid", { try w.apple.token(sub: "apple-d2", rawNonce: $0, key: try TestKeys.rsa("apple-unknown")) }),
+            ("an unknown kid", {
+                try w.apple.token(sub: "apple-d2", rawNonce: $0, key: try TestKeys.rsa("apple-unknown"))
+            }),
             ("alg none", { nonce in
                 Base64URL.encode(Array(#"{"alg":"none","kid":"apple-1"}"#.utf8)) + "."
                     + Base64URL.encode(Array(claims(nonce).utf8)) + ".AAAA"
@@ -62,7 +64,8 @@ import Testing
     @Test func claimAndNonceRulesMatchRelayMode() throws {
         let w = try world()
         let nonce = AppleWorld.nonce()
-        let other = try w.signIn(try w.apple.token(sub: "apple-d3", rawNonce: nonce, audience: "com.other.app"), nonce: nonce)
+        let elsewhere = try w.apple.token(sub: "apple-d3", rawNonce: nonce, audience: "com.other.app")
+        let other = try w.signIn(elsewhere, nonce: nonce)
         #expect(other.status == 401)
         let wrongNonce = try w.signIn(try w.apple.token(sub: "apple-d3", rawNonce: nonce), nonce: AppleWorld.nonce())
         #expect(wrongNonce.status == 401)

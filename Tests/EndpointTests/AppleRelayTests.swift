@@ -29,7 +29,9 @@ import Testing
         #expect(sent["returnSecureToken"] == true)
         #expect(sent["postBody"]?.stringValue == "id_token=\(token)&providerId=apple.com&nonce=\(nonce)")
         // Nothing personal or secret in the log.
-        for secret in [token, nonce, "ada@", "Lovelace", FakeFirebase.apiKey] { #expect(!answer.stderr.contains(secret)) }
+        for secret in [token, nonce, "ada@", "Lovelace", FakeFirebase.apiKey] {
+            #expect(!answer.stderr.contains(secret))
+        }
     }
 
     @Test func sameAppleSubThroughANewRelayUserReachesTheSameAccount() throws {
@@ -86,7 +88,8 @@ import Testing
         #expect(w.firebase.usersCreated == 1)
         // Kept until the token's expiry (plus the clock-skew allowance).
         let row = try w.h.database().query("SELECT expires_at FROM nonces").first
-        let exp = try #require(try JSONParser.parse(Base64URL.decode(token.split(separator: ".")[1]) ?? [])["exp"]?.int64Value)
+        let payload = Base64URL.decode(token.split(separator: ".")[1]) ?? []
+        let exp = try #require(try JSONParser.parse(payload)["exp"]?.int64Value)
         #expect(row?.int(0) == exp + 60)
     }
 
@@ -114,7 +117,8 @@ import Testing
     @Test func tokenForAnotherBundleIdIsRefused() throws {
         let w = try AppleWorld()
         let nonce = AppleWorld.nonce()
-        let answer = try w.signIn(try w.apple.token(sub: "apple-6", rawNonce: nonce, audience: "com.other.app"), nonce: nonce)
+        let token = try w.apple.token(sub: "apple-6", rawNonce: nonce, audience: "com.other.app")
+        let answer = try w.signIn(token, nonce: nonce)
         #expect(answer.status == 401)
         #expect(w.firebase.requests.isEmpty)
         #expect(try w.count("nonces") == 0)
@@ -215,7 +219,7 @@ import Testing
         let cases: [(FakeFirebase.SignInBehaviour, Int)] = [
             (.error(status: 400, message: "INVALID_IDP_RESPONSE : The supplied auth credential is malformed"), 401),
             (.error(status: 400, message: "MISSING_OR_INVALID_NONCE : Duplicate credential received."), 401),
-            (.error(status: 400, message: "OPERATION_NOT_ALLOWED : The identity provider configuration is disabled."), 500),
+            (.error(status: 400, message: "OPERATION_NOT_ALLOWED : The identity provider is disabled."), 500),
             (.error(status: 403, message: "Requests to this API identitytoolkit method are blocked."), 500),
             (.error(status: 503, message: "UNAVAILABLE"), 503),
             (.error(status: 429, message: "QUOTA_EXCEEDED"), 503),
@@ -258,8 +262,9 @@ import Testing
         #expect(answer.status == 200)
         #expect(w.firebase.userCount == 1)
         let db = try w.h.database()
-        var row = try #require(try db.query("SELECT attempts, next_attempt_at - ?, refresh_token IS NOT NULL FROM relay_cleanups",
-                                            [.integer(Clock.now())]).first)
+        var row = try #require(try db.query(
+            "SELECT attempts, next_attempt_at - ?, refresh_token IS NOT NULL FROM relay_cleanups",
+            [.integer(Clock.now())]).first)
         #expect(row.int(0) == 1)
         #expect((row.int(1) ?? 0) > 0)
         #expect(row.int(2) == 1)
@@ -275,7 +280,8 @@ import Testing
         // Due, but Firebase still fails: tried once more, pushed further out.
         try db.run("UPDATE relay_cleanups SET next_attempt_at = 0")
         _ = try w.signIn("not.a.token", nonce: "x")
-        row = try #require(try db.query("SELECT attempts, next_attempt_at - ? FROM relay_cleanups", [.integer(Clock.now())]).first)
+        row = try #require(try db.query(
+            "SELECT attempts, next_attempt_at - ? FROM relay_cleanups", [.integer(Clock.now())]).first)
         #expect(row.int(0) == 2)
         #expect((row.int(1) ?? 0) > 60)
         #expect(w.firebase.userCount == 1)

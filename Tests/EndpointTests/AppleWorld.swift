@@ -62,14 +62,17 @@ final class AppleWorld: @unchecked Sendable {
     }
 
     /// Runs signin-apple to its exit (work after the answer included).
-    func signIn(_ token: String, nonce: String?, givenName: String? = nil, familyName: String? = nil) throws -> CGIAnswer {
+    func signIn(
+        _ token: String, nonce: String?, givenName: String? = nil, familyName: String? = nil
+    ) throws -> CGIAnswer {
         try h.run("signin-apple", json: Self.body(token, nonce: nonce, givenName: givenName, familyName: familyName))
     }
 
     /// A new Apple token and its nonce, signed in; the answer.
     func signInNew(sub: String, email: String? = nil, emailVerified: JSONValue = "true") throws -> CGIAnswer {
         let nonce = Self.nonce()
-        return try signIn(try apple.token(sub: sub, rawNonce: nonce, email: email, emailVerified: emailVerified), nonce: nonce)
+        let token = try apple.token(sub: sub, rawNonce: nonce, email: email, emailVerified: emailVerified)
+        return try signIn(token, nonce: nonce)
     }
 
     /// Paths the fake Firebase was asked for, in order, without the host.

@@ -13,7 +13,8 @@ public enum AppleSignIn {
         let identityToken = try context.body.requiredString("identityToken", maxBytes: CompactJWS.maxTokenBytes)
         let rawNonce = try context.body.requiredString("rawNonce", maxBytes: 512)
         let name = try displayName(context.body)
-        let token = try AppleToken.precheck(identityToken, rawNonce: rawNonce, bundleIds: apple.bundleIds, now: context.now)
+        let token = try AppleToken.precheck(
+            identityToken, rawNonce: rawNonce, bundleIds: apple.bundleIds, now: context.now)
 
         let db = try context.database()
         let policy = AppleToken.policy(bundleIds: apple.bundleIds)
@@ -29,7 +30,8 @@ public enum AppleSignIn {
                 identity = try relayIdentity(token, rawNonce: rawNonce, name: name, firebase: firebase,
                                              context: context, afterwards: afterwards)
             case .direct:
-                identity = try directIdentity(token, name: name, policy: policy, keysUrl: apple.keysUrl, context: context)
+                identity = try directIdentity(
+                    token, name: name, policy: policy, keysUrl: apple.keysUrl, context: context)
             }
             return try ProviderSignIn.signIn(identity, db: db, config: context.config, now: context.now).response
         } catch {
@@ -58,7 +60,9 @@ public enum AppleSignIn {
         let issuer = "https://securetoken.google.com/" + firebase.projectId
         let policy = ClaimsPolicy(issuers: [issuer], audiences: [firebase.projectId])
         let verified = try IssuerTokens.verify(idToken, keysUrl: firebase.certsUrl, policy: policy, context: context)
-        guard verified.subject == signedIn.localId else { throw .invalidToken("relay: Firebase sub is not the relay user") }
+        guard verified.subject == signedIn.localId else {
+            throw .invalidToken("relay: Firebase sub is not the relay user")
+        }
         let claims = verified.claims["firebase"]
         guard claims?["sign_in_provider"]?.stringValue == "apple.com" else {
             throw .invalidToken("relay: firebase.sign_in_provider is not apple.com")

@@ -34,7 +34,10 @@ public enum RelayCleanup {
             INSERT INTO relay_cleanups (relay_uid, refresh_token, attempts, next_attempt_at, created_at)
             VALUES (?, ?, 0, ?, ?) RETURNING id
             """,
-            [.text(localId), refreshToken.map(SQLValue.text) ?? .null, .integer(now + ownerLeaseSeconds), .integer(now)])
+            [
+                .text(localId), refreshToken.map(SQLValue.text) ?? .null, .integer(now + ownerLeaseSeconds),
+                .integer(now),
+            ])
         guard let id = rows.first?.int(0) else { throw .internal("relay_cleanups: insert returned no id") }
         return id
     }
@@ -46,7 +49,8 @@ public enum RelayCleanup {
                              relay: relay)
         if pending.recordId == nil, outcome != nil {
             // The record could not be written before the answer; one more try, so a retry can happen.
-            pending.recordId = try? record(localId: pending.localId, refreshToken: pending.refreshToken, db: db, now: now)
+            pending.recordId = try? record(
+                localId: pending.localId, refreshToken: pending.refreshToken, db: db, now: now)
         }
         guard let id = pending.recordId else {
             if let outcome {
@@ -90,7 +94,8 @@ public enum RelayCleanup {
                 refreshToken = fresh
             }
             if failure != nil, let refreshToken, refreshToken != row.text(2) {
-                _ = try? db.run("UPDATE relay_cleanups SET refresh_token = ? WHERE id = ?", [.text(refreshToken), .integer(id)])
+                _ = try? db.run(
+                    "UPDATE relay_cleanups SET refresh_token = ? WHERE id = ?", [.text(refreshToken), .integer(id)])
             }
             settle(id: id, localId: localId, failure: failure, attempts: attempts, db: db, now: now)
         }
@@ -133,7 +138,8 @@ public enum RelayCleanup {
                 SysLog.info("frontdoor relay-cleanup uid=\(localId) result=deleted attempts=\(attempts)")
             }
         } catch {
-            SysLog.error("frontdoor relay-cleanup uid=\(localId) result=store-failed detail=\(error.detail ?? error.message)")
+            let detail = error.detail ?? error.message
+            SysLog.error("frontdoor relay-cleanup uid=\(localId) result=store-failed detail=\(detail)")
         }
     }
 }
