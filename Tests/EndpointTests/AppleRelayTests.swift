@@ -223,6 +223,7 @@ import Testing
             (.error(status: 403, message: "Requests to this API identitytoolkit method are blocked."), 500),
             (.error(status: 503, message: "UNAVAILABLE"), 503),
             (.error(status: 429, message: "QUOTA_EXCEEDED"), 503),
+            (.error(status: 400, message: "TOO_MANY_ATTEMPTS_TRY_LATER : Too many requests."), 503),
         ]
         for (behaviour, status) in cases {
             w.firebase.setSignIn(behaviour)

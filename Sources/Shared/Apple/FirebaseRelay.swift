@@ -32,7 +32,7 @@ public struct FirebaseRelay {
         guard response.status == 200 else {
             let reason = Self.errorCode(response)
             let call = "relay signInWithIdp: HTTP \(response.status) \(reason)"
-            if response.status == 429 || response.status >= 500 { throw .upstream(call) }
+            if response.status == 429 || response.status >= 500 || Self.isQuota(reason) { throw .upstream(call) }
             if Self.refusesToken(reason) { throw .invalidToken(call) }
             throw .internal(call + " (check firebase.apiKey, firebase.projectId and the Apple provider)")
         }
@@ -78,6 +78,11 @@ public struct FirebaseRelay {
             method: "POST", url: url,
             headers: [("Content-Type", "application/json"), ("X-Goog-Api-Key", firebase.apiKey)],
             body: Array(json.serialized.utf8)))
+    }
+
+    /// Firebase's quotas (100 new users an hour from one IP address) answer 400; they pass.
+    static func isQuota(_ code: String) -> Bool {
+        code.hasPrefix("TOO_MANY_ATTEMPTS") || code.hasPrefix("QUOTA_EXCEEDED") || code.hasPrefix("RESOURCE_EXHAUSTED")
     }
 
     /// `INVALID_IDP_RESPONSE` and the nonce errors are about the token the phone sent.
