@@ -25,6 +25,7 @@ let package = Package(
             linkerSettings: [.unsafeFlags(["-Xlinker", "-l:libcrypto.a", "-Xlinker", "-l:libsqlite3.a"])]
         ),
         .executableTarget(name: "signin-google", dependencies: ["Shared"], swiftSettings: swiftSettings),
+        .executableTarget(name: "signin-apple", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "sign-out", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "frontdoor-check", dependencies: ["Shared"], swiftSettings: swiftSettings),
         // Loopback stand-ins for Google and friends: used by the tests and by `make run`, never deployed.
