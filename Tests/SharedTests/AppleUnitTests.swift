@@ -24,10 +24,13 @@ import Testing
             Nonces.release(hash: hash, db: db)
             #expect(try Nonces.claim(hash: hash, until: 100, db: db))
             for i in 0..<45 { _ = try Nonces.claim(hash: SHA256.hash(Array("n\(i)".utf8)), until: 50, db: db) }
-            #expect(try Nonces.prune(db: db, now: 60) == 20)
-            #expect(try Nonces.prune(db: db, now: 60) == 20)
-            #expect(try Nonces.prune(db: db, now: 60) == 5)
-            #expect(try Nonces.prune(db: db, now: 60) == 0)
+            func prunedNonces() throws -> Int? {
+                try Housekeeping.prune(db, now: 60, limit: 20).first { $0.0 == "nonces" }?.1
+            }
+            #expect(try prunedNonces() == 20)
+            #expect(try prunedNonces() == 20)
+            #expect(try prunedNonces() == 5)
+            #expect(try prunedNonces() == 0)
             #expect(try db.query("SELECT count(*) FROM nonces").first?.int(0) == 1)
         }
     }

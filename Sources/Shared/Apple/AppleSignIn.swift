@@ -95,7 +95,8 @@ public enum AppleSignIn {
 }
 
 /// What a `signin-apple` process does once its answer is out: delete the relay user it made,
-/// retry a few older deletions, prune a few expired nonces. Outcomes go to the store and syslog.
+/// retry a few older deletions. Outcomes go to the store and syslog. (Expired nonces go with the
+/// other expired rows: `Housekeeping`.)
 final class AppleAfterAnswer {
     let context: RequestContext
     var pending: RelayCleanup.Pending?
@@ -120,11 +121,6 @@ final class AppleAfterAnswer {
             let perTry = Int64(2 * config.http.totalTimeoutSeconds) + 1
             let ceiling = context.now + config.processLifetimeSeconds
             RelayCleanup.retryDue(relay: relay, db: db, now: Clock.now()) { Clock.now() + perTry < ceiling }
-        }
-        do {
-            try Nonces.prune(db: db, now: Clock.now())
-        } catch {
-            SysLog.warning("frontdoor signin-apple nonce-prune failed: \(error.detail ?? error.message)")
         }
     }
 }

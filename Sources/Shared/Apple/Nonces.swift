@@ -1,9 +1,6 @@
 /// Rule 5: each nonce signs in once. Claimed with a unique insert before anything leaves the box,
 /// kept until the token it came with has expired, released only when the sign-in ends in 503.
 public enum Nonces {
-    /// How many expired nonces one request deletes: enough to keep pace, never a long write.
-    static let pruneBatch = 20
-
     /// True when this request is the first to use the nonce; false for a replay.
     public static func claim(hash: [UInt8], until expiresAt: UnixTime, db: Database) throws(FrontdoorError) -> Bool {
         let inserted = try db.run(
@@ -20,13 +17,5 @@ public enum Nonces {
         } catch {
             FileIO.log("frontdoor nonce=release-failed detail=\(error.detail ?? error.message)")
         }
-    }
-
-    /// Deletes a bounded number of nonces whose tokens can no longer be used anyway.
-    @discardableResult
-    public static func prune(db: Database, now: UnixTime) throws(FrontdoorError) -> Int {
-        try db.run(
-            "DELETE FROM nonces WHERE rowid IN (SELECT rowid FROM nonces WHERE expires_at < ? LIMIT ?)",
-            [.integer(now), .integer(Int64(pruneBatch))])
     }
 }
