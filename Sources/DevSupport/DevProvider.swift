@@ -6,11 +6,13 @@ import Shared
 /// What `frontdoor-dev` serves: the fakes of the tests (Google, Apple, Firebase) on one port, with token pages.
 public enum DevProvider {
     public static func serve(port: Int) throws -> Never {
-        let google = try FakeGoogle(keys: [try SigningKey.rsa(kid: "dev-\(Clock.now())")], port: port)
+        // Every key first: the port answers only once the token pages below are in place (almost:
+        // callers wait for /google/token, not just for the port).
         let apple = try FakeApple(keys: [try SigningKey.rsa(kid: "dev-apple-\(Clock.now())")], serve: false)
         let firebase = try FakeFirebase(
             firebaseKeys: [try SigningKey.rsa(kid: "dev-firebase-\(Clock.now())")], appleKeys: { apple.keys },
             serve: false)
+        let google = try FakeGoogle(keys: [try SigningKey.rsa(kid: "dev-\(Clock.now())")], port: port)
         google.server.setHandler { request in
             let (path, query) = splitQuery(request.path)
             if let answer = apple.respond(to: request) ?? firebase.respond(to: request) { return answer }
