@@ -27,6 +27,14 @@ public enum DevProvider {
                 else { return .respond(.json(#"{"error":"minting failed"}"#, status: 500)) }
                 return .respond(LoopbackHTTPServer.Response(
                     status: 200, headers: [("Content-Type", "text/plain")], body: Array(token.utf8)))
+            case "/dev/stats":
+                // For the benchmark: what the programs asked of the fakes, and over how many connections.
+                let server = google.server
+                let body = JSONValue.object([
+                    ("requests", .number(Double(server.requests.count))),
+                    ("connections", .number(Double(server.connectionCount))),
+                ])
+                return .respond(.json(body.serialized))
             case "/google/token":
                 guard let sub = query["sub"], !sub.isEmpty else {
                     return .respond(.json(#"{"error":"sub is required"}"#, status: 400))

@@ -94,8 +94,12 @@ public enum Endpoint {
         return body
     }
 
-    static func formatMillis(_ ms: Double) -> String {
-        let tenths = Int((ms * 10).rounded())
-        return "\(tenths / 10).\(tenths % 10)"
+    /// Milliseconds with a fixed number of decimals, without Foundation's formatting.
+    public static func formatMillis(_ ms: Double, digits: Int = 1) -> String {
+        var scale = 1
+        for _ in 0..<digits { scale *= 10 }
+        let scaled = Int((ms * Double(scale)).rounded())
+        let fraction = String(scaled % scale)
+        return "\(scaled / scale)" + (digits > 0 ? "." + String(repeating: "0", count: digits - fraction.count) + fraction : "")
     }
 }
