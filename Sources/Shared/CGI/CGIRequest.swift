@@ -56,16 +56,16 @@ public struct CGIRequest: Sendable {
         )
     }
 
-    /// The process environment as a dictionary (`environ`), read once.
+    /// The variables frontdoor reads, and only those: copying all of `environ` into a dictionary
+    /// cost a refused request 7% of its instructions.
+    public static let variables = [
+        "REQUEST_METHOD", "CONTENT_TYPE", "CONTENT_LENGTH", "HTTP_AUTHORIZATION", "REMOTE_ADDR", "AUTH_CONFIG",
+    ]
+
     public static func processEnvironment() -> [String: String] {
         var result: [String: String] = [:]
-        var pointer = environ
-        while let entry = pointer.pointee {
-            let text = String(cString: entry)
-            if let eq = text.firstIndex(of: "=") {
-                result[String(text[..<eq])] = String(text[text.index(after: eq)...])
-            }
-            pointer += 1
+        for name in variables {
+            if let value = getenv(name) { result[name] = String(cString: value) }
         }
         return result
     }
