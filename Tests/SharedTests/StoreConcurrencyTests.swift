@@ -24,7 +24,7 @@ import Testing
             }
             #expect(failures.all == [])
             let db = try Database(path: path)
-            #expect(try db.query("SELECT count(*) FROM sqlite_schema WHERE type = 'table'").first?.int(0) == 5)
+            #expect(try db.query("SELECT count(*) FROM sqlite_schema WHERE type = 'table'").first?.int(0) == 8)
             #expect(try db.query("PRAGMA journal_mode").first?.text(0) == "wal")
         }
     }
