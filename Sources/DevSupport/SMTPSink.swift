@@ -5,7 +5,8 @@ import Shared
 
 /// A real SMTP server on 127.0.0.1 that keeps what it receives, for tests and `make run`: EHLO/HELO,
 /// MAIL FROM, RCPT TO, DATA, RSET, NOOP, QUIT. It can be told to refuse (554 at the greeting) or
-/// to hang (accept the connection and say nothing). One thread accepts, one serves each connection.
+/// to hang (accept the connection and say nothing). One thread accepts, one serves each connection;
+/// they keep the sink alive, so call `stop()` when done with it.
 public final class SMTPSink: @unchecked Sendable {
     public enum Mode: Sendable { case accept, refuse, hang }
 

@@ -56,6 +56,13 @@ public enum Codes {
         return .accepted
     }
 
+    /// Makes the ticket's code one that no six digits match (its hash becomes random bytes).
+    static func spoil(ticketHash: [UInt8], db: Database) throws(FrontdoorError) {
+        try db.run(
+            "UPDATE email_codes SET code_hash = ? WHERE ticket_hash = ?",
+            [.blob(try SecureRandom.bytes(SHA256.byteCount)), .blob(ticketHash)])
+    }
+
     public static func remove(ticketHash: [UInt8], db: Database) throws(FrontdoorError) {
         try db.run("DELETE FROM email_codes WHERE ticket_hash = ?", [.blob(ticketHash)])
     }

@@ -20,16 +20,13 @@ enum PasswordReset {
             let made = try PendingTicket.create(
                 purpose: "reset", accountId: account?.text(0), db: db, now: now,
                 lifetime: context.config.ticketLifetimeSeconds)
-            if let recipient = account?.text(1) {
-                try Codes.store(code, ticketHash: made.hash, db: db, now: now)
-                return (made.ticket, recipient)
-            }
-            // Nobody has the address: a code row nothing matches, so confirming fails the same way.
             try Codes.store(code, ticketHash: made.hash, db: db, now: now)
-            try db.run(
-                "UPDATE email_codes SET code_hash = ? WHERE ticket_hash = ?",
-                [.blob(try SecureRandom.bytes(32)), .blob(made.hash)])
-            return (made.ticket, nil)
+            guard let recipient = account?.text(1) else {
+                // Nobody has the address: a code nothing matches, so confirming fails as a wrong code does.
+                try Codes.spoil(ticketHash: made.hash, db: db)
+                return (made.ticket, nil)
+            }
+            return (made.ticket, recipient)
         }
         if let recipient {
             context.runAfterAnswer {

@@ -92,9 +92,12 @@ final class MailUpload {
         let upload = Unmanaged<MailUpload>.fromOpaque(context).takeUnretainedValue()
         let n = min(size * count, upload.bytes.count - upload.offset)
         guard n > 0 else { return 0 }
-        upload.bytes.withUnsafeBytes { source in
-            UnsafeMutableRawPointer(buffer).copyMemory(from: source.baseAddress! + upload.offset, byteCount: n)
+        let copied = upload.bytes.withUnsafeBytes { source -> Bool in
+            guard let base = source.baseAddress else { return false }
+            UnsafeMutableRawPointer(buffer).copyMemory(from: base + upload.offset, byteCount: n)
+            return true
         }
+        guard copied else { return 0 }
         upload.offset += n
         return n
     }
