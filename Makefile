@@ -6,8 +6,14 @@ PORT ?= 8080
 DEV_PORT ?= 8081
 APT_PACKAGES := libssl-dev libsqlite3-dev libcurl4-openssl-dev libsodium-dev pkg-config nginx fcgiwrap
 RELEASE_FLAGS := -c release --static-swift-stdlib
+# make install DESTDIR=… PREFIX=…: where the files go (see README, "Installing").
+PREFIX ?= /usr/local
+SYSCONFDIR ?= /etc
+LOCALSTATEDIR ?= /var
+RUN_USER ?= www-data
+ENDPOINTS := signin-google signin-email verify-email sign-out
 
-.PHONY: deps build release test run stop clean bench
+.PHONY: deps build release test run stop clean bench install
 
 # Installs the Debian packages the build and the tests need, when root and when missing.
 deps:
@@ -29,11 +35,13 @@ build: deps
 release: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 
-test: build
+test: build release
 	@mkdir -p $(VAR)
 	@start=$$(date +%s); \
 	FRONTDOOR_BIN_DIR="$$($(SWIFT) build --show-bin-path)" FRONTDOOR_ROOT="$(CURDIR)" \
 	    $(SWIFT) test --skip-build 2>&1 | tee $(VAR)/test.log; status=$${PIPESTATUS[0]}; \
+	tests/release-test.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)" || status=1; \
+	tests/install-test.sh || status=1; \
 	echo "make test: $$(( $$(date +%s) - start )) s of tests"; exit $$status
 
 # The development stack: a loopback identity provider on DEV_PORT, nginx + fcgiwrap on PORT.
@@ -51,6 +59,32 @@ stop:
 	@scripts/dev-stack stop $(VAR)
 	@if [ -f $(VAR)/dev-provider.pid ]; then kill $$(cat $(VAR)/dev-provider.pid) 2>/dev/null || true; \
 	    rm -f $(VAR)/dev-provider.pid; fi
+
+# Copies the release binaries, the nginx files, the fcgiwrap drop-in, an example config and the
+# data folder into place (under DESTDIR when staging). Owners need root (or fakeroot).
+install:
+	@bin="$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"; \
+	for p in $(ENDPOINTS) frontdoor-check; do [ -x "$$bin/$$p" ] || { echo "install: $$bin/$$p missing: run make release" >&2; exit 1; }; done; \
+	set -e; d="$(DESTDIR)"; \
+	install -d -m 0755 "$$d$(PREFIX)/libexec/frontdoor" "$$d$(PREFIX)/sbin" \
+	    "$$d$(SYSCONFDIR)/nginx/sites-available" "$$d$(SYSCONFDIR)/nginx/snippets" "$$d$(SYSCONFDIR)/nginx/conf.d" \
+	    "$$d$(SYSCONFDIR)/systemd/system/fcgiwrap.service.d"; \
+	for p in $(ENDPOINTS); do install -m 0755 -o root -g root "$$bin/$$p" "$$d$(PREFIX)/libexec/frontdoor/$$p"; done; \
+	install -m 0755 -o root -g root "$$bin/frontdoor-check" "$$d$(PREFIX)/sbin/frontdoor-check"; \
+	paths="s#/usr/local/libexec/frontdoor#$(PREFIX)/libexec/frontdoor#; s#/etc/frontdoor/#$(SYSCONFDIR)/frontdoor/#; s#/etc/nginx/#$(SYSCONFDIR)/nginx/#"; \
+	sed "$$paths" nginx/frontdoor.conf >"$$d$(SYSCONFDIR)/nginx/sites-available/frontdoor"; \
+	sed "$$paths" nginx/frontdoor-endpoints.conf >"$$d$(SYSCONFDIR)/nginx/snippets/frontdoor-endpoints.conf"; \
+	install -m 0644 nginx/fcgiwrap.conf "$$d$(SYSCONFDIR)/nginx/snippets/frontdoor-fcgiwrap.conf"; \
+	install -m 0644 nginx/frontdoor-http.conf "$$d$(SYSCONFDIR)/nginx/conf.d/frontdoor.conf"; \
+	chmod 0644 "$$d$(SYSCONFDIR)/nginx/sites-available/frontdoor" "$$d$(SYSCONFDIR)/nginx/snippets/frontdoor-endpoints.conf"; \
+	install -m 0644 nginx/fcgiwrap-frontdoor.service.conf "$$d$(SYSCONFDIR)/systemd/system/fcgiwrap.service.d/frontdoor.conf"; \
+	install -d -m 0750 -o root -g $(RUN_USER) "$$d$(SYSCONFDIR)/frontdoor" "$$d$(SYSCONFDIR)/frontdoor/secrets"; \
+	if [ ! -e "$$d$(SYSCONFDIR)/frontdoor/config.json" ]; then \
+	    sed "s#/var/lib/frontdoor/#$(LOCALSTATEDIR)/lib/frontdoor/#" deploy/config.example.json >"$$d$(SYSCONFDIR)/frontdoor/config.json"; \
+	    chown root:$(RUN_USER) "$$d$(SYSCONFDIR)/frontdoor/config.json"; chmod 0640 "$$d$(SYSCONFDIR)/frontdoor/config.json"; \
+	fi; \
+	install -d -m 0750 -o $(RUN_USER) -g $(RUN_USER) "$$d$(LOCALSTATEDIR)/lib/frontdoor"; \
+	echo "installed under $${d:-/}: see README, Installing, for the remaining steps"
 
 clean: stop
 	rm -rf .build $(VAR)

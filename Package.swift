@@ -8,20 +8,28 @@ let swiftSettings: [SwiftSetting] = [
 let package = Package(
     name: "frontdoor",
     targets: [
-        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // Headers from libssl-dev and libsqlite3-dev; no pkgConfig, whose `-lcrypto`/`-lsqlite3` would
+        // bring the shared libraries back in beside the archives Shared links (see below).
+        .systemLibrary(name: "COpenSSL"),
+        .systemLibrary(name: "CSQLite"),
         .systemLibrary(name: "CSystem"),
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // libcurl's headers (libcurl4-openssl-dev) at build time; the library is dlopen()ed (loader.c).
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl")]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .target(
             name: "Shared",
             dependencies: ["COpenSSL", "CSQLite", "CCurl", "CSystem", "CSodium"],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            // Debian's -dev packages ship the archives: linked in, they cost no loading or symbol
+            // binding at start-up. The module maps have no `link` line, so the shared libraries
+            // are not asked for as well.
+            linkerSettings: [.unsafeFlags(["-Xlinker", "-l:libcrypto.a", "-Xlinker", "-l:libsqlite3.a"])]
         ),
         .executableTarget(name: "signin-google", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "sign-out", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "signin-email", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "verify-email", dependencies: ["Shared"], swiftSettings: swiftSettings),
+        .executableTarget(name: "frontdoor-check", dependencies: ["Shared"], swiftSettings: swiftSettings),
         // Loopback stand-ins for Google and friends: used by the tests and by `make run`, never deployed.
         .target(name: "DevSupport", dependencies: ["Shared", "COpenSSL"], swiftSettings: swiftSettings),
         .executableTarget(name: "frontdoor-dev", dependencies: ["DevSupport", "Shared"], swiftSettings: swiftSettings),

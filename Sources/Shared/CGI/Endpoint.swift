@@ -22,6 +22,11 @@ public enum Endpoint {
                 + formatMillis(Clock.monotonicMillis() - started))
         if let detail = outcome.detail { FileIO.log("frontdoor endpoint=\(name) detail=\(detail)") }
         if outcome.configBroken { exit(1) }
+        if let context = outcome.context, context.usedDatabase, Housekeeping.isDue() {
+            context.runAfterAnswer {
+                if let db = try? context.database() { _ = try? Housekeeping.prune(db, now: context.now) }
+            }
+        }
         if let context = outcome.context, !context.afterwards.isEmpty {
             Lifetime.detachFromClient()
             for work in context.afterwards { work() }
@@ -46,6 +51,14 @@ public enum Endpoint {
         } catch {
             return Outcome(response: CGIResponse(error: error), detail: error.detail)
         }
+        // Method, content type and body shape are judged before the config is read: the cheapest
+        // refusals stay cheapest.
+        let body: JSONValue
+        do {
+            body = try parseBody(request, optional: bodyOptional)
+        } catch {
+            return Outcome(response: CGIResponse(error: error), detail: error.detail)
+        }
         let config: Config
         do {
             config = try Config.load(environment: environment)
@@ -54,16 +67,11 @@ public enum Endpoint {
             return Outcome(response: CGIResponse(error: failure), detail: error.description, configBroken: true)
         }
         Lifetime.start(seconds: config.processLifetimeSeconds)
+        let context = RequestContext(config: config, request: request, body: body, now: Clock.now())
         do {
-            let body = try parseBody(request, optional: bodyOptional)
-            let context = RequestContext(config: config, request: request, body: body, now: Clock.now())
-            do {
-                return Outcome(response: try handler(context), context: context)
-            } catch {
-                return Outcome(response: CGIResponse(error: error), detail: error.detail, context: context)
-            }
+            return Outcome(response: try handler(context), context: context)
         } catch {
-            return Outcome(response: CGIResponse(error: error), detail: error.detail)
+            return Outcome(response: CGIResponse(error: error), detail: error.detail, context: context)
         }
     }
 

@@ -37,6 +37,9 @@ public final class RequestContext {
         return db
     }
 
+    /// Whether this request touched the store (so tidying it afterwards costs no extra open).
+    public var usedDatabase: Bool { openedDatabase != nil }
+
     public func httpClient() -> HTTPClient {
         if let openedHTTPClient { return openedHTTPClient }
         let client = makeHTTPClient(config)

@@ -93,6 +93,8 @@ public struct Config: Sendable {
     public var mail: Mail?
     public var passwordCost: PasswordCost
     public var limits: Limits
+    /// The files secrets were read from (`firebase.apiKeyFile`, …), by key.
+    public var secretFiles: [(key: String, path: String)] = []
 
     /// Reads and validates the file named by `AUTH_CONFIG`.
     public static func load(environment: [String: String]) throws(ConfigError) -> Config {
@@ -103,6 +105,23 @@ public struct Config: Sendable {
             throw ConfigError(key: "AUTH_CONFIG", reason: "the config file cannot be read (errno \(errno))")
         }
         return try parse(bytes)
+    }
+
+    /// Every outbound URL with the key that names it, for the self-check.
+    public var outboundURLs: [(key: String, url: String)] {
+        var urls: [(String, String)] = []
+        if let google { urls.append(("google.certsUrl", google.certsUrl)) }
+        if let apple, apple.mode == .direct {
+            urls += [("apple.keysUrl", apple.keysUrl), ("apple.tokenUrl", apple.tokenUrl), ("apple.revokeUrl", apple.revokeUrl)]
+        }
+        if let firebase {
+            urls += [
+                ("firebase.identityToolkitUrl", firebase.identityToolkitUrl),
+                ("firebase.securetokenUrl", firebase.securetokenUrl), ("firebase.certsUrl", firebase.certsUrl),
+            ]
+        }
+        if let mail { urls.append(("mail.smtpUrl", mail.smtpUrl)) }
+        return urls
     }
 
     public static func parse(_ bytes: [UInt8]) throws(ConfigError) -> Config {
@@ -161,11 +180,12 @@ public struct Config: Sendable {
                 keyId: try r.string("keyId"),
                 privateKeyFile: try r.string("privateKeyFile")
             )
+            if let file = config.apple?.privateKeyFile { config.secretFiles.append((r.key("privateKeyFile"), file)) }
             try r.rejectUnknown()
         }
         if var r = try top.section("firebase") {
             let projectId = try r.requiredString("projectId")
-            guard let apiKey = try r.secret("apiKey") else { throw ConfigError(key: r.key("apiKey"), reason: "is required (or apiKeyFile)") }
+            guard let apiKey = try r.secret("apiKey", files: &config.secretFiles) else { throw ConfigError(key: r.key("apiKey"), reason: "is required (or apiKeyFile)") }
             config.firebase = Firebase(
                 projectId: projectId,
                 apiKey: apiKey,
@@ -188,7 +208,7 @@ public struct Config: Sendable {
             else { throw ConfigError(key: r.key("from"), reason: "must be a plain address (no spaces, no <>)") }
             config.mail = Mail(
                 smtpUrl: smtpUrl, from: from, username: try r.string("username"),
-                password: try r.secret("password"),
+                password: try r.secret("password", files: &config.secretFiles),
                 timeoutSeconds: try r.seconds("timeoutSeconds", default: 10, range: 1...60))
             try r.rejectUnknown()
             if let mail = config.mail, mail.timeoutSeconds + 5 > Double(config.processLifetimeSeconds) {

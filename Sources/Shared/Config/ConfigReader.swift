@@ -81,8 +81,9 @@ struct ConfigReader {
         return try ConfigReader(v, path: key(name))
     }
 
-    /// A secret given inline as `name` or in a file as `nameFile`, never both.
-    mutating func secret(_ name: String) throws(ConfigError) -> String? {
+    /// A secret given inline as `name` or in a file as `nameFile`, never both. A file's key and
+    /// path are added to `files`, so the self-check can look at its permissions.
+    mutating func secret(_ name: String, files: inout [(key: String, path: String)]) throws(ConfigError) -> String? {
         let inline = try string(name)
         let file = try string(name + "File")
         switch (inline, file) {
@@ -90,6 +91,7 @@ struct ConfigReader {
         case (.some, .some): throw ConfigError(key: key(name), reason: "give either \(name) or \(name)File, not both")
         case (.some(let s), nil): return s
         case (nil, .some(let path)):
+            files.append((key(name + "File"), path))
             guard let bytes = FileIO.readFile(path, limit: 64 * 1024) else {
                 throw ConfigError(key: key(name + "File"), reason: "cannot be read")
             }

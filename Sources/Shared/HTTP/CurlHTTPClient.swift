@@ -26,6 +26,9 @@ public final class CurlHTTPClient: HTTPClient {
     /// Connections opened so far, summed from CURLINFO_NUM_CONNECTS: calls to the same host share one
     /// (keep-alive), because one easy handle, with its connection cache, serves every call.
     public private(set) var connectionsOpened = 0
+    /// `host:port:address` entries answered instead of DNS (CURLOPT_RESOLVE): frontdoor-check uses
+    /// them so its HTTPS probe goes where its own, injectable, name lookup said.
+    public var resolveOverrides: [String] = []
 
     private let handle: UnsafeMutableRawPointer?
 
@@ -66,6 +69,15 @@ public final class CurlHTTPClient: HTTPClient {
             headerList = appended
         }
 
+        var resolveList: UnsafeMutablePointer<curl_slist>?
+        defer { curl_slist_free_all(resolveList) }
+        for entry in resolveOverrides {
+            guard let appended = curl_slist_append(resolveList, entry) else {
+                throw .internal("curl_slist_append failed")
+            }
+            resolveList = appended
+        }
+
         let transfer = CurlTransfer(maxBodyBytes: maxResponseBytes)
         let context = Unmanaged.passRetained(transfer)
         defer { context.release() }
@@ -73,6 +85,11 @@ public final class CurlHTTPClient: HTTPClient {
         // Runs before the list and the box go: the idle handle never points at freed memory.
         defer { curl_easy_reset(handle) }
         try configure(handle, request, headerList, context.toOpaque())
+        if resolveList != nil {
+            guard frontdoor_curl_setopt_ptr(handle, CURLOPT_RESOLVE, resolveList) == CURLE_OK else {
+                throw .internal("curl_easy_setopt(CURLOPT_RESOLVE) failed")
+            }
+        }
         let result = curl_easy_perform(handle)
         var connects = 0
         if frontdoor_curl_getinfo_long(handle, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK {

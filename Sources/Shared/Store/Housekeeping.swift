@@ -1,0 +1,24 @@
+/// Expired rows go without a daemon: ordinary requests prune a bounded amount now and then, after
+/// their answer, and `frontdoor-check --prune` (for a timer) prunes everything that has expired.
+public enum Housekeeping {
+    /// One statement per table, so every one stays a prepared statement with bound parameters.
+    static let statements: [(table: String, sql: String)] = [
+        ("sessions", "DELETE FROM sessions WHERE token_hash IN (SELECT token_hash FROM sessions WHERE expires_at <= ? LIMIT ?)"),
+        ("tickets", "DELETE FROM tickets WHERE ticket_hash IN (SELECT ticket_hash FROM tickets WHERE expires_at <= ? LIMIT ?)"),
+    ]
+
+    /// Removes at most `limit` expired rows from each table; returns how many went, by table.
+    @discardableResult
+    public static func prune(_ db: Database, now: UnixTime, limit: Int = 50) throws(FrontdoorError) -> [(String, Int)] {
+        var removed: [(String, Int)] = []
+        for (table, sql) in statements {
+            removed.append((table, try db.run(sql, [.integer(now), .integer(Int64(limit))])))
+        }
+        return removed
+    }
+
+    /// About one request in sixteen does the pruning, so its cost is spread thin.
+    public static func isDue() -> Bool {
+        ((try? SecureRandom.uniform(below: 16)) ?? 1) == 0
+    }
+}

@@ -1,0 +1,102 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Shared
+
+// The operator's self-check (never routed by nginx). See `frontdoor-check --help`.
+
+let usage = """
+    usage: frontdoor-check [--config PATH] [--hosts FILE] [--routes ipv4=yes|no,ipv6=yes|no] [--timeout SECONDS]
+           frontdoor-check --prune [--config PATH]
+    The config is PATH, else $AUTH_CONFIG, else /etc/frontdoor/config.json.
+    --hosts answers name lookups from FILE (lines: host A|AAAA address) instead of DNS;
+    --routes says which routes this host has instead of asking the kernel.
+    Exit status: 0 when every check passed, 1 when one failed, 2 for a usage error.
+    """
+
+/// The command line, consumed option by option; whatever is left over is a usage error.
+struct Arguments {
+    var rest: [String]
+
+    mutating func take(_ name: String) -> String? {
+        guard let i = rest.firstIndex(of: name) else { return nil }
+        guard i + 1 < rest.count else {
+            print(usage)
+            exit(2)
+        }
+        let value = rest[i + 1]
+        rest.removeSubrange(i...(i + 1))
+        return value
+    }
+
+    mutating func flag(_ name: String) -> Bool {
+        guard let i = rest.firstIndex(of: name) else { return false }
+        rest.remove(at: i)
+        return true
+    }
+}
+
+var arguments = Arguments(rest: Array(CommandLine.arguments.dropFirst()))
+if arguments.flag("--help") || arguments.flag("-h") {
+    print(usage)
+    exit(0)
+}
+let configPath = arguments.take("--config") ?? getenv("AUTH_CONFIG").map { String(cString: $0) } ?? "/etc/frontdoor/config.json"
+let hostsFile = arguments.take("--hosts")
+let routesText = arguments.take("--routes")
+let timeout = arguments.take("--timeout").flatMap(Double.init) ?? 5
+let prune = arguments.flag("--prune")
+guard arguments.rest.isEmpty else {
+    print(usage)
+    exit(2)
+}
+
+if prune {
+    do {
+        let config = try Config.load(environment: ["AUTH_CONFIG": configPath])
+        let db = try Database(path: config.databasePath)
+        var total: [String: Int] = [:]
+        // Bounded batches, so a huge backlog never holds the write lock for long.
+        while true {
+            let removed = try db.transaction { () throws(FrontdoorError) in try Housekeeping.prune(db, now: Clock.now(), limit: 500) }
+            for (table, count) in removed { total[table, default: 0] += count }
+            if removed.allSatisfy({ $0.1 == 0 }) { break }
+        }
+        try? db.checkpoint()
+        print("✓ pruned expired rows: " + total.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        exit(0)
+    } catch let error as ConfigError {
+        print("✗ config \(configPath): \(error)")
+    } catch let error as FrontdoorError {
+        print("✗ prune: \(error.detail ?? error.message)")
+    } catch {
+        print("✗ prune: \(error)")
+    }
+    exit(1)
+}
+
+let resolver: NameResolver
+if let hostsFile {
+    guard let bytes = FileIO.readFile(hostsFile) else {
+        print("✗ --hosts \(hostsFile): cannot be read")
+        exit(2)
+    }
+    resolver = FileResolver(text: String(decoding: bytes, as: UTF8.self))
+} else {
+    resolver = SystemResolver()
+}
+let routes: Routes
+if let routesText {
+    guard let parsed = Routes.parse(routesText) else {
+        print(usage)
+        exit(2)
+    }
+    routes = parsed
+} else {
+    routes = Routes.probe()
+}
+var check = SelfCheck(configPath: configPath, resolver: resolver, routes: routes, timeoutSeconds: timeout)
+let findings = check.run { print($0.line) }
+let failed = findings.filter { !$0.ok }.count
+print(failed == 0 ? "frontdoor-check: all \(findings.count) checks passed" : "frontdoor-check: \(failed) of \(findings.count) checks failed")
+exit(failed == 0 ? 0 : 1)

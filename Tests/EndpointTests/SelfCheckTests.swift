@@ -1,0 +1,117 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import DevSupport
+import Shared
+import Testing
+
+/// `frontdoor-check` against loopback fakes, with name lookups and routes answered by the test.
+@Suite struct SelfCheckTests {
+    func check(_ h: Harness, _ arguments: [String]) throws -> ChildProcess.Result {
+        try ChildProcess.run(
+            Harness.binDir + "/frontdoor-check", arguments: ["--config", h.configPath] + arguments,
+            environment: ["PATH": "/usr/bin:/bin"], workDir: h.dir)
+    }
+
+    @Test func developmentStackPasses() throws {
+        let h = try Harness()
+        let result = try check(h, ["--routes", "ipv4=yes,ipv6=yes", "--timeout", "3"])
+        #expect(result.exitStatus == 0, "\(result.stdoutText)")
+        let out = result.stdoutText
+        #expect(out.contains("✓ config \(h.configPath): valid (google, development)"))
+        #expect(out.contains("✓ config file \(h.configPath): mode 0600"))
+        #expect(out.contains("✓ database \(h.databasePath): schema version \(Database.schemaVersion), journal mode wal"))
+        #expect(out.contains("✓ Google keys: HTTP answered 200"))
+        #expect(h.google.certFetches == 1)
+    }
+
+    @Test func aKeyEndpointThatNeverAnswersFailsWithinTheTimeout() throws {
+        let h = try Harness()
+        h.google.server.setHandler { _ in .hang(seconds: 60) }
+        let started = Clock.monotonicMillis()
+        let result = try check(h, ["--routes", "ipv4=yes,ipv6=no", "--timeout", "2"])
+        let elapsed = Clock.monotonicMillis() - started
+        #expect(result.exitStatus == 1)
+        #expect(result.stdoutText.contains("✗ Google keys: no answer"), "\(result.stdoutText)")
+        #expect(elapsed < 10_000, "took \(elapsed) ms")
+    }
+
+    @Test func loopbackURLInAProductionConfigIsFlagged() throws {
+        let h = try Harness(config: [("development", .null)])
+        let result = try check(h, ["--routes", "ipv4=yes,ipv6=yes", "--timeout", "3"])
+        #expect(result.exitStatus == 1)
+        #expect(result.stdoutText.contains("✗ config: google.certsUrl is a loopback address"))
+    }
+
+    @Test func injectedNamesDecideReachabilityAndAppleAdvice() throws {
+        let h = try Harness(config: [
+            ("development", .null),
+            ("google", .object([("clientIds", .array(["a"])), ("certsUrl", "https://www.googleapis.com/oauth2/v3/certs")])),
+            ("apple", .object([("bundleIds", .array(["com.example.app"])), ("mode", "direct")])),
+        ])
+        // Google has an IPv6 address (answered by loopback, where nothing listens on 443);
+        // Apple has only IPv4, and this host only an IPv6 route.
+        try h.writeText(h.dir + "/hosts", "www.googleapis.com AAAA ::1\nappleid.apple.com A 127.0.0.1\n")
+        let result = try check(h, ["--hosts", h.dir + "/hosts", "--routes", "ipv4=no,ipv6=yes", "--timeout", "2"])
+        let out = result.stdoutText
+        #expect(result.exitStatus == 1)
+        #expect(out.contains("✓ this host: IPv4 route no, IPv6 route yes"))
+        #expect(out.contains("✓ Google keys www.googleapis.com: A none, AAAA ::1"), "\(out)")
+        #expect(out.contains("✗ Google keys: no answer"))
+        #expect(out.contains("✗ Apple keys appleid.apple.com: A 127.0.0.1, AAAA none: no address this host can reach"))
+        #expect(out.contains("Apple's sign-in service has no IPv6 address: set apple.mode to \"relay\""))
+    }
+
+    @Test func worldReadableConfigAndSecretsAreFlagged() throws {
+        let h = try Harness()
+        try h.writeText(h.dir + "/api-key", "secret")
+        chmod(h.dir + "/api-key", 0o644)
+        try h.writeConfig([("firebase", .object([("projectId", "p"), ("apiKeyFile", .string(h.dir + "/api-key"))]))])
+        chmod(h.configPath, 0o644)
+        let result = try check(h, ["--routes", "ipv4=yes,ipv6=yes", "--timeout", "2"])
+        #expect(result.exitStatus == 1)
+        #expect(result.stdoutText.contains("✗ config file \(h.configPath): mode 0644, readable by every user"))
+        #expect(result.stdoutText.contains("✗ secret firebase.apiKeyFile \(h.dir)/api-key: mode 0644"))
+    }
+
+    @Test func brokenConfigIsOneFailure() throws {
+        let h = try Harness()
+        try h.writeText(h.configPath, #"{"databasePath": 3}"#)
+        let result = try check(h, [])
+        #expect(result.exitStatus == 1)
+        #expect(result.stdoutText.contains("✗ config \(h.configPath): config: databasePath: must be a non-empty string"))
+    }
+
+    @Test func pruneRemovesOnlyExpiredRows() throws {
+        let h = try Harness()
+        for i in 0..<3 { #expect(try h.signInGoogle(try h.google.token(sub: "g-prune-\(i)")).status == 200) }
+        try h.database().run(
+            "UPDATE sessions SET expires_at = ? WHERE token_hash IN (SELECT token_hash FROM sessions LIMIT 2)",
+            [.integer(Clock.now() - 10)])
+        let result = try check(h, ["--prune"])
+        #expect(result.exitStatus == 0)
+        #expect(result.stdoutText.contains("✓ pruned expired rows: sessions 2, tickets 0"))
+        #expect(try h.count("sessions") == 1)
+    }
+
+    @Test func usageErrorsExitTwo() throws {
+        let h = try Harness()
+        #expect(try check(h, ["--bogus"]).exitStatus == 2)
+        #expect(try check(h, ["--routes", "ipv4=maybe"]).exitStatus == 2)
+    }
+}
+
+@Suite struct ResolverTests {
+    @Test func fileResolverAnswersByFamily() {
+        let resolver = FileResolver(text: "# comment\nA.example A 127.0.0.1\na.example AAAA ::1\nb.example A 127.0.0.2\n")
+        #expect(resolver.addresses(of: "a.example", family: AF_INET) == ["127.0.0.1"])
+        #expect(resolver.addresses(of: "a.example", family: AF_INET6) == ["::1"])
+        #expect(resolver.addresses(of: "c.example", family: AF_INET).isEmpty)
+    }
+
+    @Test func routesParse() {
+        #expect(Routes.parse("ipv4=no,ipv6=yes").map { [$0.ipv4, $0.ipv6] } == [false, true])
+        #expect(Routes.parse("ipv4=perhaps") == nil)
+        #expect(Routes.parse("ipv5=yes") == nil)
+    }
+}

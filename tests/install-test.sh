@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# `make install` into a temporary root: the files, their modes and owners; then nginx and
+# fcgiwrap driven through the installed nginx files on loopback ports, and the installed
+# frontdoor-check run against that stack. Runs as root (CI) or under fakeroot.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+passed=0 failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "install-test: FAIL: $*"; }
+check() { if eval "$2"; then ok; else bad "$1"; fi; }
+
+dest=$(mktemp -d /tmp/frontdoor-install-XXXXXX)
+work=$(mktemp -d /tmp/frontdoor-install-run-XXXXXX)
+cleanup() {
+    scripts/dev-stack stop "$work/var" >/dev/null 2>&1 || true
+    [ -f "$work/dev.pid" ] && kill "$(cat "$work/dev.pid")" 2>/dev/null
+    rm -rf "$dest" "$work"
+}
+trap cleanup EXIT
+
+rooter=""
+if [ "$(id -u)" != 0 ]; then
+    command -v fakeroot >/dev/null || { echo "install-test: needs root or fakeroot (apt-get install fakeroot)"; echo "install-test: 0 passed, 1 failed"; exit 1; }
+    rooter=fakeroot
+fi
+# Install and read back modes and owners in one (fake)root session.
+listing=$($rooter bash -c "make -s install DESTDIR='$dest' >/dev/null && cd '$dest' && find . -mindepth 1 -printf '%p %m %u:%g\n'" 2>&1) \
+    || { bad "make install failed: $listing"; echo "install-test: $passed passed, $failed failed"; exit 1; }
+
+expect() { # path mode owner
+    local line
+    line=$(printf '%s\n' "$listing" | awk -v p="./${1#/}" '$1 == p')
+    if [ "$line" = "./${1#/} $2 $3" ]; then ok; else bad "$1: expected mode $2 owner $3, got '${line:-missing}'"; fi
+}
+expect usr/local/libexec/frontdoor/signin-google 755 root:root
+expect usr/local/libexec/frontdoor/sign-out 755 root:root
+expect usr/local/sbin/frontdoor-check 755 root:root
+expect etc/nginx/sites-available/frontdoor 644 root:root
+expect etc/nginx/snippets/frontdoor-endpoints.conf 644 root:root
+expect etc/nginx/snippets/frontdoor-fcgiwrap.conf 644 root:root
+expect etc/nginx/conf.d/frontdoor.conf 644 root:root
+expect etc/systemd/system/fcgiwrap.service.d/frontdoor.conf 644 root:root
+expect etc/frontdoor 750 root:www-data
+expect etc/frontdoor/secrets 750 root:www-data
+expect etc/frontdoor/config.json 640 root:www-data
+expect var/lib/frontdoor 750 www-data:www-data
+check "the fcgiwrap drop-in runs several children" "grep -q -- '-c 4' '$dest/etc/systemd/system/fcgiwrap.service.d/frontdoor.conf'"
+check "the example config is valid JSON naming the data folder" "grep -q '/var/lib/frontdoor/frontdoor.sqlite3' '$dest/etc/frontdoor/config.json'"
+
+# Drive the installed nginx files: a development provider plays Google.
+free_port() { local p; while :; do p=$((20000 + RANDOM % 20000)); (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }; done; }
+port=$(free_port); dev_port=$(free_port)
+bin=$dest/usr/local/libexec/frontdoor
+dev=$(swift build -c release --static-swift-stdlib --show-bin-path)/frontdoor-dev
+"$dev" config --database "$work/frontdoor.sqlite3" --provider "http://127.0.0.1:$dev_port" >"$work/config.json"
+chmod 600 "$work/config.json"
+setsid "$dev" serve --port "$dev_port" </dev/null >"$work/dev.log" 2>&1 &
+echo $! >"$work/dev.pid"
+for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$dev_port/google/certs" && break; sleep 0.05; done
+if ! FRONTDOOR_NGINX_DIR="$dest/etc/nginx" scripts/dev-stack start "$work/var" "$port" "$bin" "$work/config.json"; then
+    bad "nginx with the installed files did not start"
+    echo "install-test: $passed passed, $failed failed"
+    exit 1
+fi
+url=http://127.0.0.1:$port
+token=$(curl -s "http://127.0.0.1:$dev_port/google/token?sub=install-user&email=install.user@gmail.com")
+answer=$(curl -s -X POST "$url/auth/signin-google" -H 'Content-Type: application/json' -d "{\"idToken\":\"$token\"}")
+check "sign-in through the installed site" "printf '%s' '$answer' | grep -q '\"created\":true'"
+headers=$(curl -s -D - -o "$work/get.json" "$url/auth/signin-google")
+check "GET answers 405 in JSON" "printf '%s' \"\$headers\" | grep -q '^HTTP/1.1 405' && grep -q method_not_allowed '$work/get.json'"
+check "405 says Allow: POST" "printf '%s' \"\$headers\" | grep -qi '^Allow: POST'"
+check "server_tokens off" "printf '%s' \"\$headers\" | grep -qi '^Server: nginx.\$'"
+code=$(curl -s -o "$work/404.json" -w '%{http_code}' -X POST "$url/auth/frontdoor-check" -H 'Content-Type: application/json' -d '{}')
+check "unrouted names answer 404 in JSON" "[ '$code' = 404 ] && grep -q not_found '$work/404.json'"
+# The per-address limit: a burst of 20, then 429 in JSON with Retry-After.
+limited=0
+for i in $(seq 40); do
+    code=$(curl -s -D "$work/h-$i" -o "$work/b-$i" -w '%{http_code}' -X POST "$url/auth/signin-google" \
+        -H 'Content-Type: application/json' -d '{"idToken":"a.b.c"}')
+    if [ "$code" = 429 ]; then limited=$i; break; fi
+done
+check "a burst past the limit is answered 429" "[ '$limited' -gt 0 ]"
+if [ "$limited" -gt 0 ]; then
+    check "429 is JSON rate_limited" "grep -q rate_limited '$work/b-$limited'"
+    check "429 says Retry-After" "grep -qi '^Retry-After: ' '$work/h-$limited'"
+fi
+check "the request log line reached nginx's error log" "grep -q 'endpoint=signin-google status=200' '$work/var/nginx-error.log'"
+check "no token in nginx's error log" "! grep -qF '$token' '$work/var/nginx-error.log'"
+# The installed self-check against this stack.
+out=$("$dest/usr/local/sbin/frontdoor-check" --config "$work/config.json" --routes ipv4=yes,ipv6=yes --timeout 3 2>&1)
+check "frontdoor-check passes against the installed stack: $out" "printf '%s' \"\$out\" | grep -q 'all .* checks passed'"
+
+echo "install-test: $passed passed, $failed failed"
+[ "$failed" = 0 ]

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The release binaries deploy by copying: no Swift library is linked dynamically, no run path
+# points into the toolchain, and each one answers a request with the toolchain out of reach.
+set -uo pipefail
+bin=${1:?release bin folder}
+toolchain_lib=$(dirname "$(dirname "$(readlink -f "$(command -v swiftc)")")")/lib
+passed=0 failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "release-test: FAIL: $*"; }
+
+for program in signin-google signin-email verify-email sign-out frontdoor-check; do
+    path=$bin/$program
+    [ -x "$path" ] || { bad "$program: not built"; continue; }
+    if ldd "$path" | grep -qi swift; then bad "$program links a Swift library: $(ldd "$path" | grep -i swift)"; else ok; fi
+    if readelf -d "$path" | grep -E 'RPATH|RUNPATH' | grep -q "$toolchain_lib"; then bad "$program has a run path into the toolchain"; else ok; fi
+    # Hide the toolchain's libraries behind an empty tmpfs in a private mount namespace.
+    if [ "$program" = frontdoor-check ]; then
+        expect="usage: frontdoor-check"
+        cmd="'$path' --help"
+    else
+        expect="Status: 405"
+        cmd="REQUEST_METHOD=GET '$path'"
+    fi
+    if [ "$(id -u)" = 0 ]; then
+        out=$(unshare -m sh -c "mount -t tmpfs tmpfs '$toolchain_lib' && env -i $cmd" 2>/dev/null)
+    else
+        out=$(unshare -r -m sh -c "mount -t tmpfs tmpfs '$toolchain_lib' && env -i $cmd" 2>/dev/null)
+    fi
+    if printf '%s' "$out" | grep -q "$expect"; then ok; else bad "$program did not run with $toolchain_lib hidden: $out"; fi
+done
+echo "dynamic libraries of signin-google: $(ldd "$bin/signin-google" | awk '{print $1}' | tr '\n' ' ')"
+echo "release-test: $passed passed, $failed failed"
+[ "$failed" = 0 ]
