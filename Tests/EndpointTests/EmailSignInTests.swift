@@ -3,7 +3,9 @@ import Shared
 import Testing
 
 /// `signin-email`: registration and login with a password, and what they refuse.
-@Suite struct EmailSignInTests {
+// One test at a time: each runs Argon2id (19 MiB) in several processes, and all of them at once
+// slow every fsync on the box enough to push the store's concurrency tests past their busy timeout.
+@Suite(.serialized) struct EmailSignInTests {
     @Test func registerThenLogIn() throws {
         let h = try Harness()
         let made = try h.register("  Robin.Hood@Example.ORG ", "correct horse battery")

@@ -4,7 +4,9 @@ import Testing
 
 /// `verify-email`: proof before joining (rule 3 of DESIGN.md), own-email verification, password
 /// reset, with the mail going to a real SMTP server on loopback.
-@Suite struct VerifyEmailTests {
+// One test at a time: each runs Argon2id (19 MiB) in several processes, and all of them at once
+// slow every fsync on the box enough to push the store's concurrency tests past their busy timeout.
+@Suite(.serialized) struct VerifyEmailTests {
     /// A typed-email account with a password, then a Google sign-in with the same address: the ticket.
     func pendingJoin(_ h: Harness, email: String, sub: String) throws -> (accountId: String, ticket: String) {
         let made = try h.register(email, "typed by someone")

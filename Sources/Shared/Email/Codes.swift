@@ -21,7 +21,6 @@ public enum Codes {
     public static func store(
         _ code: String, ticketHash: [UInt8], db: Database, now: UnixTime
     ) throws(FrontdoorError) {
-        try db.run("DELETE FROM email_codes WHERE expires_at <= ?", [.integer(now)])
         try db.run(
             """
             INSERT INTO email_codes (ticket_hash, code_hash, attempts, created_at, expires_at) VALUES (?, ?, 0, ?, ?)

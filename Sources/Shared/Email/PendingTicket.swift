@@ -51,7 +51,6 @@ public enum PendingTicket: Sendable {
     static func create(
         purpose: String, accountId: String?, db: Database, now: UnixTime, lifetime: Int64
     ) throws(FrontdoorError) -> (ticket: String, hash: [UInt8]) {
-        try db.run("DELETE FROM email_tickets WHERE expires_at <= ?", [.integer(now)])
         let ticket = Base64URL.encode(try SecureRandom.bytes(32))
         let hash = SHA256.hash(Array(ticket.utf8))
         try db.run(

@@ -21,7 +21,6 @@ public enum RateLimits {
     /// Counts one hit on every limit, or none when any of them is already full: then it throws
     /// `rate_limited` with `Retry-After` set to when the fullest window ends.
     public static func hit(_ limits: [Limit], db: Database, now: UnixTime) throws(FrontdoorError) {
-        try db.run("DELETE FROM rate_limits WHERE expires_at <= ?", [.integer(now)])
         var retryAfter: Int64 = 0
         for limit in limits {
             guard try hits(limit, db: db, now: now) >= limit.maximum else { continue }
