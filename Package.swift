@@ -27,6 +27,7 @@ let package = Package(
             linkerSettings: [.unsafeFlags(["-Xlinker", "-l:libcrypto.a", "-Xlinker", "-l:libsqlite3.a", "-Xlinker", "-l:libsodium.a"])]
         ),
         .executableTarget(name: "signin-google", dependencies: ["Shared"], swiftSettings: swiftSettings),
+        .executableTarget(name: "signin-apple", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "sign-out", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "signin-email", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "verify-email", dependencies: ["Shared"], swiftSettings: swiftSettings),

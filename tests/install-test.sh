@@ -34,6 +34,7 @@ expect() { # path mode owner
     if [ "$line" = "./${1#/} $2 $3" ]; then ok; else bad "$1: expected mode $2 owner $3, got '${line:-missing}'"; fi
 }
 expect usr/local/libexec/frontdoor/signin-google 755 root:root
+expect usr/local/libexec/frontdoor/signin-apple 755 root:root
 expect usr/local/libexec/frontdoor/sign-out 755 root:root
 expect usr/local/sbin/frontdoor-check 755 root:root
 expect etc/nginx/sites-available/frontdoor 644 root:root

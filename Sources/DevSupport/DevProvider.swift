@@ -3,18 +3,23 @@ import Glibc
 #endif
 import Shared
 
-/// What `frontdoor-dev` serves: the fakes of the tests, on fixed ports, with a token page, and a
-/// mail sink whose messages (with their codes) go to the log and to `/mail/last`.
+/// What `frontdoor-dev` serves: the fakes of the tests (Google, Apple, Firebase) on one port, with token
+/// pages, and a mail sink whose messages (with their codes) go to the log and to `/mail/last`.
 public enum DevProvider {
     public static let smtpPort = 8025
 
     public static func serve(port: Int, smtpPort: Int = smtpPort) throws -> Never {
         let google = try FakeGoogle(keys: [try SigningKey.rsa(kid: "dev-\(Clock.now())")], port: port)
+        let apple = try FakeApple(keys: [try SigningKey.rsa(kid: "dev-apple-\(Clock.now())")], serve: false)
+        let firebase = try FakeFirebase(
+            firebaseKeys: [try SigningKey.rsa(kid: "dev-firebase-\(Clock.now())")], appleKeys: { apple.keys },
+            serve: false)
         let sink = try SMTPSink(port: smtpPort) { message in
             FileIO.log("frontdoor-dev: mail to \(message.recipients.joined(separator: ", ")): code \(message.code ?? "-")")
         }
         google.server.setHandler { request in
             let (path, query) = splitQuery(request.path)
+            if let answer = apple.respond(to: request) ?? firebase.respond(to: request) { return answer }
             switch path {
             case "/mail/last":
                 guard let last = sink.messages.last else {
@@ -22,6 +27,16 @@ public enum DevProvider {
                 }
                 return .respond(LoopbackHTTPServer.Response(
                     status: 200, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Array(last.data.utf8)))
+            case "/apple/token":
+                guard let sub = query["sub"], !sub.isEmpty, let nonce = query["nonce"], !nonce.isEmpty else {
+                    return .respond(.json(#"{"error":"sub and nonce (the raw nonce) are required"}"#, status: 400))
+                }
+                let verified: JSONValue = query["email_verified"].map { .string($0) } ?? "true"
+                guard let token = try? apple.token(
+                    sub: sub, rawNonce: nonce, email: query["email"], emailVerified: verified)
+                else { return .respond(.json(#"{"error":"minting failed"}"#, status: 500)) }
+                return .respond(LoopbackHTTPServer.Response(
+                    status: 200, headers: [("Content-Type", "text/plain")], body: Array(token.utf8)))
             case "/google/token":
                 guard let sub = query["sub"], !sub.isEmpty else {
                     return .respond(.json(#"{"error":"sub is required"}"#, status: 400))
@@ -36,7 +51,7 @@ public enum DevProvider {
                 return google.respond(to: request)
             }
         }
-        FileIO.log("frontdoor-dev: serving development keys and tokens on \(google.server.baseURL), mail on \(sink.url)")
+        FileIO.log("frontdoor-dev: serving development Google, Apple and Firebase on \(google.server.baseURL), mail on \(sink.url)")
         while true { pause() }
     }
 
@@ -47,6 +62,16 @@ public enum DevProvider {
             ("google", .object([
                 ("clientIds", .array([.string(FakeGoogle.clientId)])),
                 ("certsUrl", .string(providerURL + "/google/certs")),
+            ])),
+            ("apple", .object([
+                ("bundleIds", .array([.string(FakeApple.bundleId)])), ("mode", "relay"),
+                ("keysUrl", .string(providerURL + FakeApple.keysPath)),
+            ])),
+            ("firebase", .object([
+                ("projectId", .string(FakeFirebase.projectId)), ("apiKey", .string(FakeFirebase.apiKey)),
+                ("identityToolkitUrl", .string(providerURL + "/identitytoolkit")),
+                ("securetokenUrl", .string(providerURL + "/securetoken")),
+                ("certsUrl", .string(providerURL + FakeFirebase.certsPath)),
             ])),
             ("mail", .object([("smtpUrl", .string("smtp://127.0.0.1:\(smtpPort)")), ("from", "frontdoor-dev@localhost")])),
         ])
@@ -60,6 +85,14 @@ public enum DevProvider {
           TOKEN=$(curl -s '\(providerURL)/google/token?sub=dev-user-1&email=dev.user@gmail.com')
           curl -s -X POST http://127.0.0.1:\(port)/auth/signin-google \\
                -H 'Content-Type: application/json' -d "{\\"idToken\\":\\"$TOKEN\\"}"
+
+        Sign in with a development Apple token (relayed through the development Firebase):
+
+          NONCE=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \\n')
+          TOKEN=$(curl -s "\(providerURL)/apple/token?sub=dev-apple-1&nonce=$NONCE&email=dev@example.org")
+          curl -s -X POST http://127.0.0.1:\(port)/auth/signin-apple \\
+               -H 'Content-Type: application/json' \\
+               -d "{\\"identityToken\\":\\"$TOKEN\\",\\"rawNonce\\":\\"$NONCE\\",\\"givenName\\":\\"Dev\\"}"
 
         Sign out with the sessionToken it answers:
 

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import DevSupport
 import Shared
 import Testing
@@ -49,5 +52,35 @@ import Testing
         for response in [get, big, unknown, wrongType] {
             #expect(response.header("cache-control") == "no-store")
         }
+    }
+
+    @Test func appleRelaySignInThroughNginx() throws {
+        let w = try AppleWorld()
+        let stack = try Stack(w.h)
+        defer { stack.stop() }
+        let nonce = AppleWorld.nonce()
+        let token = try w.apple.token(sub: "apple-http", rawNonce: nonce, email: "http.apple@privaterelay.appleid.com")
+        let body = AppleWorld.body(token, nonce: nonce, givenName: "Htt", familyName: "Pea")
+        let first = try stack.post("/auth/signin-apple", json: body)
+        #expect(first.status == 200, "\(String(decoding: first.body, as: UTF8.self)) \(stack.errorLog())")
+        #expect(first.header("cache-control") == "no-store")
+        #expect(first.json?["created"] == true)
+        #expect(first.json?["providers"] == .array(["apple"]))
+        let replay = try stack.post("/auth/signin-apple", json: body)
+        #expect(replay.status == 401)
+        #expect(replay.json?["error"]?.stringValue == "invalid_token")
+        // The deletion runs after nginx has the answer, in a process this test cannot wait on: wait
+        // for its outcome, bounded by the process's own ceiling.
+        let deadline = Clock.monotonicMillis() + 10_000
+        func settled() throws -> Bool { try w.firebase.userCount == 0 && w.count("relay_cleanups") == 0 }
+        while try !settled(), Clock.monotonicMillis() < deadline {
+            usleep(20_000)
+        }
+        #expect(w.firebase.userCount == 0)
+        #expect(w.firebase.usersCreated == 1)
+        #expect(try w.count("relay_cleanups") == 0)
+        let log = stack.errorLog()
+        #expect(log.contains("endpoint=signin-apple status=200"))
+        for secret in [token, nonce, "http.apple", "Pea"] { #expect(!log.contains(secret)) }
     }
 }

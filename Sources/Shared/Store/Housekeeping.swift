@@ -5,6 +5,7 @@ public enum Housekeeping {
     static let statements: [(table: String, sql: String)] = [
         ("sessions", "DELETE FROM sessions WHERE token_hash IN (SELECT token_hash FROM sessions WHERE expires_at <= ? LIMIT ?)"),
         ("tickets", "DELETE FROM tickets WHERE ticket_hash IN (SELECT ticket_hash FROM tickets WHERE expires_at <= ? LIMIT ?)"),
+        ("nonces", "DELETE FROM nonces WHERE rowid IN (SELECT rowid FROM nonces WHERE expires_at <= ? LIMIT ?)"),
         ("email_tickets", """
             DELETE FROM email_tickets WHERE ticket_hash IN
               (SELECT ticket_hash FROM email_tickets WHERE expires_at <= ? LIMIT ?)

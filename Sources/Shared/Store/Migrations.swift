@@ -1,7 +1,7 @@
 /// The schema, one script per version: script `i` takes a database from version `i` to `i + 1`
 /// (`PRAGMA user_version`). Append new versions; never edit one that has shipped.
 enum Migrations {
-    static let scripts: [String] = [v1, emailCodesAndLimits]
+    static let scripts: [String] = [v1, v2, emailCodesAndLimits]
 
     static let v1 = """
         CREATE TABLE accounts (
@@ -47,6 +47,25 @@ enum Migrations {
           expires_at INTEGER NOT NULL,
           refetch_after INTEGER NOT NULL DEFAULT 0
         ) STRICT;
+        """
+
+    /// Sign in with Apple: nonces seen (rule 5) and relay users still to delete (rule 4). Neither
+    /// table says anything about a person, and neither references an account.
+    static let v2 = """
+        CREATE TABLE nonces (
+          nonce_hash BLOB PRIMARY KEY,         -- SHA-256 of the raw nonce (the token's nonce claim, decoded)
+          expires_at INTEGER NOT NULL          -- the Apple token's exp plus clock skew: a replay is refused until then
+        ) STRICT;
+        CREATE INDEX nonces_expiry ON nonces(expires_at);
+        CREATE TABLE relay_cleanups (          -- Firebase relay users not yet deleted
+          id INTEGER PRIMARY KEY,
+          relay_uid TEXT NOT NULL,             -- Firebase's localId, new for every relay sign-in
+          refresh_token TEXT,                  -- for a fresh ID token once the first has expired
+          attempts INTEGER NOT NULL DEFAULT 0,
+          next_attempt_at INTEGER NOT NULL,
+          created_at INTEGER NOT NULL
+        ) STRICT;
+        CREATE INDEX relay_cleanups_due ON relay_cleanups(next_attempt_at);
         """
 
     /// Email and password accounts: own-email and reset tickets, mailed codes, rate limits.

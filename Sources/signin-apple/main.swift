@@ -1,0 +1,3 @@
+import Shared
+
+Endpoint.main(name: "signin-apple", handler: AppleSignIn.handle)
