@@ -58,7 +58,7 @@ dev=$(swift build -c release --static-swift-stdlib --show-bin-path)/frontdoor-de
 chmod 600 "$work/config.json"
 setsid "$dev" serve --port "$dev_port" </dev/null >"$work/dev.log" 2>&1 &
 echo $! >"$work/dev.pid"
-for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$dev_port/google/certs" && break; sleep 0.05; done
+for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$dev_port/google/token?sub=probe" && break; sleep 0.05; done
 if ! FRONTDOOR_NGINX_DIR="$dest/etc/nginx" scripts/dev-stack start "$work/var" "$port" "$bin" "$work/config.json"; then
     bad "nginx with the installed files did not start"
     echo "install-test: $passed passed, $failed failed"

@@ -9,7 +9,8 @@ public enum DevProvider {
     public static let smtpPort = 8025
 
     public static func serve(port: Int, smtpPort: Int = smtpPort) throws -> Never {
-        let google = try FakeGoogle(keys: [try SigningKey.rsa(kid: "dev-\(Clock.now())")], port: port)
+        // Every key first: the port answers only once the token pages below are in place (almost:
+        // callers wait for /google/token, not just for the port).
         let apple = try FakeApple(keys: [try SigningKey.rsa(kid: "dev-apple-\(Clock.now())")], serve: false)
         let firebase = try FakeFirebase(
             firebaseKeys: [try SigningKey.rsa(kid: "dev-firebase-\(Clock.now())")], appleKeys: { apple.keys },
@@ -17,6 +18,7 @@ public enum DevProvider {
         let sink = try SMTPSink(port: smtpPort) { message in
             FileIO.log("frontdoor-dev: mail to \(message.recipients.joined(separator: ", ")): code \(message.code ?? "-")")
         }
+        let google = try FakeGoogle(keys: [try SigningKey.rsa(kid: "dev-\(Clock.now())")], port: port)
         google.server.setHandler { request in
             let (path, query) = splitQuery(request.path)
             if let answer = apple.respond(to: request) ?? firebase.respond(to: request) { return answer }
