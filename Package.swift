@@ -15,18 +15,22 @@ let package = Package(
         .systemLibrary(name: "CSystem"),
         // libcurl's headers (libcurl4-openssl-dev) at build time; the library is dlopen()ed (loader.c).
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl")]),
+        // libsodium-dev's headers; its archive is linked into Shared below, like libcrypto's.
+        .systemLibrary(name: "CSodium"),
         .target(
             name: "Shared",
-            dependencies: ["COpenSSL", "CSQLite", "CCurl", "CSystem"],
+            dependencies: ["COpenSSL", "CSQLite", "CCurl", "CSystem", "CSodium"],
             swiftSettings: swiftSettings,
             // Debian's -dev packages ship the archives: linked in, they cost no loading or symbol
             // binding at start-up. The module maps have no `link` line, so the shared libraries
             // are not asked for as well.
-            linkerSettings: [.unsafeFlags(["-Xlinker", "-l:libcrypto.a", "-Xlinker", "-l:libsqlite3.a"])]
+            linkerSettings: [.unsafeFlags(["-Xlinker", "-l:libcrypto.a", "-Xlinker", "-l:libsqlite3.a", "-Xlinker", "-l:libsodium.a"])]
         ),
         .executableTarget(name: "signin-google", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "signin-apple", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "sign-out", dependencies: ["Shared"], swiftSettings: swiftSettings),
+        .executableTarget(name: "signin-email", dependencies: ["Shared"], swiftSettings: swiftSettings),
+        .executableTarget(name: "verify-email", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "frontdoor-check", dependencies: ["Shared"], swiftSettings: swiftSettings),
         // Loopback stand-ins for Google and friends: used by the tests and by `make run`, never deployed.
         .target(name: "DevSupport", dependencies: ["Shared", "COpenSSL"], swiftSettings: swiftSettings),

@@ -3,20 +3,32 @@ import Glibc
 #endif
 import Shared
 
-/// What `frontdoor-dev` serves: the fakes of the tests (Google, Apple, Firebase) on one port, with token pages.
+/// What `frontdoor-dev` serves: the fakes of the tests (Google, Apple, Firebase) on one port, with token
+/// pages, and a mail sink whose messages (with their codes) go to the log and to `/mail/last`.
 public enum DevProvider {
-    public static func serve(port: Int) throws -> Never {
+    public static let smtpPort = 8025
+
+    public static func serve(port: Int, smtpPort: Int = smtpPort) throws -> Never {
         // Every key first: the port answers only once the token pages below are in place (almost:
         // callers wait for /google/token, not just for the port).
         let apple = try FakeApple(keys: [try SigningKey.rsa(kid: "dev-apple-\(Clock.now())")], serve: false)
         let firebase = try FakeFirebase(
             firebaseKeys: [try SigningKey.rsa(kid: "dev-firebase-\(Clock.now())")], appleKeys: { apple.keys },
             serve: false)
+        let sink = try SMTPSink(port: smtpPort) { message in
+            FileIO.log("frontdoor-dev: mail to \(message.recipients.joined(separator: ", ")): code \(message.code ?? "-")")
+        }
         let google = try FakeGoogle(keys: [try SigningKey.rsa(kid: "dev-\(Clock.now())")], port: port)
         google.server.setHandler { request in
             let (path, query) = splitQuery(request.path)
             if let answer = apple.respond(to: request) ?? firebase.respond(to: request) { return answer }
             switch path {
+            case "/mail/last":
+                guard let last = sink.messages.last else {
+                    return .respond(.json(#"{"error":"no mail yet"}"#, status: 404))
+                }
+                return .respond(LoopbackHTTPServer.Response(
+                    status: 200, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Array(last.data.utf8)))
             case "/apple/token":
                 guard let sub = query["sub"], !sub.isEmpty, let nonce = query["nonce"], !nonce.isEmpty else {
                     return .respond(.json(#"{"error":"sub and nonce (the raw nonce) are required"}"#, status: 400))
@@ -49,11 +61,11 @@ public enum DevProvider {
                 return google.respond(to: request)
             }
         }
-        FileIO.log("frontdoor-dev: serving development Google, Apple and Firebase on \(google.server.baseURL)")
+        FileIO.log("frontdoor-dev: serving development Google, Apple and Firebase on \(google.server.baseURL), mail on \(sink.url)")
         while true { pause() }
     }
 
-    public static func config(databasePath: String, providerURL: String) -> JSONValue {
+    public static func config(databasePath: String, providerURL: String, smtpPort: Int = smtpPort) -> JSONValue {
         .object([
             ("databasePath", .string(databasePath)),
             ("development", true),
@@ -71,10 +83,11 @@ public enum DevProvider {
                 ("securetokenUrl", .string(providerURL + "/securetoken")),
                 ("certsUrl", .string(providerURL + FakeFirebase.certsPath)),
             ])),
+            ("mail", .object([("smtpUrl", .string("smtp://127.0.0.1:\(smtpPort)")), ("from", "frontdoor-dev@localhost")])),
         ])
     }
 
-    public static func usage(port: String, providerURL: String) -> String {
+    public static func usage(port: String, providerURL: String, smtpPort: Int = smtpPort) -> String {
         """
         frontdoor is running on http://127.0.0.1:\(port) (development provider on \(providerURL)).
         Sign in with a development Google token:
@@ -94,6 +107,19 @@ public enum DevProvider {
         Sign out with the sessionToken it answers:
 
           curl -s -X POST http://127.0.0.1:\(port)/auth/sign-out -H "Authorization: Bearer <sessionToken>"
+
+        Register and log in with a password:
+
+          curl -s -X POST http://127.0.0.1:\(port)/auth/signin-email -H 'Content-Type: application/json' \\
+               -d '{"action":"register","email":"dev.user@example.org","password":"a dev password"}'
+          curl -s -X POST http://127.0.0.1:\(port)/auth/signin-email -H 'Content-Type: application/json' \\
+               -d '{"action":"login","email":"dev.user@example.org","password":"a dev password"}'
+
+        Mail (codes for verify-email) goes to a sink on 127.0.0.1:\(smtpPort); read the latest with
+
+          curl -s \(providerURL)/mail/last
+
+        or find "mail to … code NNNNNN" lines in var/dev-provider.log.
 
         Logs: var/nginx-error.log (one line per request), var/dev-provider.log. Stop with: make stop
         """

@@ -4,8 +4,8 @@ import Glibc
 import DevSupport
 import Shared
 
-// The development identity provider for `make run`: Google's key endpoint on loopback, plus a
-// page that mints development tokens. Never deployed.
+// The development identity provider for `make run`: Google's key endpoint on loopback, a page
+// that mints development tokens, and a mail sink for codes (127.0.0.1:8025). Never deployed.
 
 func option(_ name: String, in arguments: [String]) -> String? {
     guard let i = arguments.firstIndex(of: name), i + 1 < arguments.count else { return nil }
@@ -21,10 +21,11 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "serve":
     let port = option("--port", in: arguments).flatMap(Int.init) ?? 8081
+    let smtpPort = option("--smtp-port", in: arguments).flatMap(Int.init) ?? DevProvider.smtpPort
     do {
-        try DevProvider.serve(port: port)
+        try DevProvider.serve(port: port, smtpPort: smtpPort)
     } catch {
-        fail("cannot serve on port \(port): \(error)")
+        fail("cannot serve on port \(port) (mail on \(smtpPort)): \(error)")
     }
 case "config":
     guard let database = option("--database", in: arguments), let provider = option("--provider", in: arguments) else {
@@ -36,5 +37,7 @@ case "usage":
     let provider = option("--provider", in: arguments) ?? "http://127.0.0.1:8081"
     print(DevProvider.usage(port: port, providerURL: provider))
 default:
-    fail("usage: frontdoor-dev serve --port N | config --database PATH --provider URL | usage --port N --provider URL")
+    fail(
+        "usage: frontdoor-dev serve --port N [--smtp-port N] | config --database PATH --provider URL "
+            + "| usage --port N --provider URL")
 }

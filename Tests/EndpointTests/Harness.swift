@@ -5,11 +5,12 @@ import DevSupport
 import Shared
 import Testing
 
-/// One test's world: a temporary folder, a fake Google on loopback, a config naming both, and the
-/// built CGI programs run as real processes.
+/// One test's world: a temporary folder, a fake Google and an SMTP sink on loopback, a config naming
+/// them, and the built CGI programs run as real processes.
 final class Harness: @unchecked Sendable {
     let dir: String
     let google: FakeGoogle
+    let smtp: SMTPSink
     var configPath: String { dir + "/config.json" }
     var databasePath: String { dir + "/frontdoor.sqlite3" }
 
@@ -27,11 +28,13 @@ final class Harness: @unchecked Sendable {
         guard let made = mkdtemp(&template) else { throw HarnessError("mkdtemp failed") }
         dir = String(cString: made)
         google = try FakeGoogle(keys: keys ?? [try TestKeys.rsa()])
+        smtp = try SMTPSink()
         try writeConfig(extra)
     }
 
     deinit {
         google.server.stop()
+        smtp.stop()
         _ = ChildProcess.removeTree(dir)
     }
 
@@ -43,6 +46,7 @@ final class Harness: @unchecked Sendable {
                 ("clientIds", .array([.string(FakeGoogle.clientId), "second-app.apps.googleusercontent.com"])),
                 ("certsUrl", .string(google.certsURL)),
             ])),
+            ("mail", .object([("smtpUrl", .string(smtp.url)), ("from", "frontdoor-test@localhost"), ("timeoutSeconds", 3)])),
         ]
         for (name, value) in extra {
             members.removeAll { $0.0 == name }
@@ -93,6 +97,25 @@ final class Harness: @unchecked Sendable {
 
     func signInGoogle(_ token: String) throws -> CGIAnswer {
         try run("signin-google", json: JSONValue.object([("idToken", .string(token))]).serialized)
+    }
+
+    func signInEmail(_ members: [(String, JSONValue)]) throws -> CGIAnswer {
+        try run("signin-email", json: JSONValue.object(members).serialized)
+    }
+
+    func register(_ email: String, _ password: String, acceptAsTyped: Bool? = nil) throws -> CGIAnswer {
+        var members: [(String, JSONValue)] = [("action", "register"), ("email", .string(email)), ("password", .string(password))]
+        if let acceptAsTyped { members.append(("acceptAsTyped", .bool(acceptAsTyped))) }
+        return try signInEmail(members)
+    }
+
+    func login(_ email: String, _ password: String, remoteAddress: String = "127.0.0.1") throws -> CGIAnswer {
+        let body = JSONValue.object([("action", "login"), ("email", .string(email)), ("password", .string(password))])
+        return try run("signin-email", body: Array(body.serialized.utf8), extraEnvironment: ["REMOTE_ADDR": remoteAddress])
+    }
+
+    func verify(_ members: [(String, JSONValue)], authorization: String? = nil) throws -> CGIAnswer {
+        try run("verify-email", json: JSONValue.object(members).serialized, authorization: authorization)
     }
 
     func database() throws -> Database { try Database(path: databasePath) }

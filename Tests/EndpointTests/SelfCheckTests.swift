@@ -18,11 +18,12 @@ import Testing
         let result = try check(h, ["--routes", "ipv4=yes,ipv6=yes", "--timeout", "3"])
         #expect(result.exitStatus == 0, "\(result.stdoutText)")
         let out = result.stdoutText
-        #expect(out.contains("✓ config \(h.configPath): valid (google, development)"))
+        #expect(out.contains("✓ config \(h.configPath): valid (google, mail, development)"))
         #expect(out.contains("✓ config file \(h.configPath): mode 0600"))
         #expect(out.contains("✓ database \(h.databasePath): schema version \(Database.schemaVersion), journal mode wal"))
         #expect(out.contains("✓ Google keys: HTTP answered 200"))
         #expect(h.google.certFetches == 1)
+        #expect(out.contains("✓ mail server 127.0.0.1:\(h.smtp.port): accepts connections"))
     }
 
     @Test func aKeyEndpointThatNeverAnswersFailsWithinTheTimeout() throws {
@@ -90,7 +91,8 @@ import Testing
             [.integer(Clock.now() - 10)])
         let result = try check(h, ["--prune"])
         #expect(result.exitStatus == 0)
-        #expect(result.stdoutText.contains("✓ pruned expired rows: nonces 0, sessions 2, tickets 0"))
+        #expect(result.stdoutText.contains(
+            "✓ pruned expired rows: email_codes 0, email_tickets 0, nonces 0, rate_limits 0, sessions 2, tickets 0"))
         #expect(try h.count("sessions") == 1)
     }
 

@@ -35,6 +35,32 @@ public struct Config: Sendable {
         public var from: String
         public var username: String?
         public var password: String?
+        /// The bound on one whole SMTP conversation, connecting included.
+        public var timeoutSeconds: Double
+    }
+
+    /// Argon2id's cost for new password hashes; a stored hash made at another cost is redone at
+    /// the next successful login. The floor is OWASP's minimum (19 MiB, 2 passes, 1 lane).
+    public struct PasswordCost: Sendable, Equatable {
+        public var memoryKiB: Int64
+        public var iterations: Int64
+        public static let minimum = PasswordCost(memoryKiB: 19 * 1024, iterations: 2)
+    }
+
+    /// The limits that keep guessing and mail slow; every window is fixed (it starts at a multiple
+    /// of its length). "Client" is the remote address nginx passes (`REMOTE_ADDR`).
+    public struct Limits: Sendable {
+        public var loginWindowSeconds: Int64 = 900
+        /// Failed logins (and password proofs) per email address, whether or not an account has it.
+        public var loginFailuresPerEmail: Int64 = 10
+        public var loginFailuresPerClient: Int64 = 50
+        public var registrationsPerClientPerHour: Int64 = 20
+        /// Codes mailed to one address: at most one per interval and so many per hour.
+        public var mailIntervalSeconds: Int64 = 60
+        public var mailPerEmailPerHour: Int64 = 5
+        /// Every code mailed by this server, whoever it is for.
+        public var mailPerHour: Int64 = 200
+        public var resetRequestsPerClientPerHour: Int64 = 20
     }
 
     public struct HTTP: Sendable {
@@ -65,6 +91,8 @@ public struct Config: Sendable {
     public var apple: Apple?
     public var firebase: Firebase?
     public var mail: Mail?
+    public var passwordCost: PasswordCost
+    public var limits: Limits
     /// The files secrets were read from (`firebase.apiKeyFile`, …), by key.
     public var secretFiles: [(key: String, path: String)] = []
 
@@ -111,7 +139,9 @@ public struct Config: Sendable {
             ticketLifetimeSeconds: try top.int("ticketLifetimeSeconds", default: 15 * 60, range: 60...86_400),
             processLifetimeSeconds: try top.int("processLifetimeSeconds", default: 30, range: 5...600),
             http: HTTP(connectTimeoutSeconds: 3, totalTimeoutSeconds: 5, maxResponseBytes: 1 << 20),
-            keyCache: KeyCache(graceSeconds: 6 * 3600, refetchIntervalSeconds: 60, defaultMaxAgeSeconds: 3600)
+            keyCache: KeyCache(graceSeconds: 6 * 3600, refetchIntervalSeconds: 60, defaultMaxAgeSeconds: 3600),
+            passwordCost: .minimum,
+            limits: Limits()
         )
         if var r = try top.section("http") {
             config.http.connectTimeoutSeconds = try r.seconds("connectTimeoutSeconds", default: 3, range: 0.1...60)
@@ -172,9 +202,40 @@ public struct Config: Sendable {
             guard OutboundURL.classify(smtpUrl) != nil, smtpUrl.hasPrefix("smtp") else {
                 throw ConfigError(key: r.key("smtpUrl"), reason: "must be smtps://, smtp:// with STARTTLS, or smtp:// to a loopback address")
             }
+            let from = try r.requiredString("from")
+            guard from.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F && $0 != "<" && $0 != ">" }),
+                  from.contains("@")
+            else { throw ConfigError(key: r.key("from"), reason: "must be a plain address (no spaces, no <>)") }
             config.mail = Mail(
-                smtpUrl: smtpUrl, from: try r.requiredString("from"), username: try r.string("username"),
-                password: try r.secret("password", files: &config.secretFiles))
+                smtpUrl: smtpUrl, from: from, username: try r.string("username"),
+                password: try r.secret("password", files: &config.secretFiles),
+                timeoutSeconds: try r.seconds("timeoutSeconds", default: 10, range: 1...60))
+            try r.rejectUnknown()
+            if let mail = config.mail, mail.timeoutSeconds + 5 > Double(config.processLifetimeSeconds) {
+                throw ConfigError(key: "processLifetimeSeconds", reason: "must exceed mail.timeoutSeconds by at least 5")
+            }
+        }
+        if var r = try top.section("password") {
+            let floor = PasswordCost.minimum
+            config.passwordCost = PasswordCost(
+                memoryKiB: try r.int("memoryKiB", default: floor.memoryKiB, range: floor.memoryKiB...(4 << 20)),
+                iterations: try r.int("iterations", default: floor.iterations, range: floor.iterations...16))
+            try r.rejectUnknown()
+        }
+        if var r = try top.section("limits") {
+            var l = Limits()
+            l.loginWindowSeconds = try r.int("loginWindowSeconds", default: l.loginWindowSeconds, range: 60...86_400)
+            l.loginFailuresPerEmail = try r.int("loginFailuresPerEmail", default: l.loginFailuresPerEmail, range: 1...1000)
+            l.loginFailuresPerClient = try r.int(
+                "loginFailuresPerClient", default: l.loginFailuresPerClient, range: 1...100_000)
+            l.registrationsPerClientPerHour = try r.int(
+                "registrationsPerClientPerHour", default: l.registrationsPerClientPerHour, range: 1...100_000)
+            l.mailIntervalSeconds = try r.int("mailIntervalSeconds", default: l.mailIntervalSeconds, range: 1...3600)
+            l.mailPerEmailPerHour = try r.int("mailPerEmailPerHour", default: l.mailPerEmailPerHour, range: 1...100)
+            l.mailPerHour = try r.int("mailPerHour", default: l.mailPerHour, range: 1...1_000_000)
+            l.resetRequestsPerClientPerHour = try r.int(
+                "resetRequestsPerClientPerHour", default: l.resetRequestsPerClientPerHour, range: 1...100_000)
+            config.limits = l
             try r.rejectUnknown()
         }
         try top.rejectUnknown()

@@ -7,7 +7,7 @@ import Glibc
 /// `swift_once`, so racing threads cannot run it twice; curl_global_init is still not safe while
 /// another thread is inside libcurl or OpenSSL, which a CGI process (one thread that talks to the
 /// network) never has.
-private let curlGlobalInit: CURLcode = {
+let curlGlobalInit: CURLcode = {
     // With CURLOPT_NOSIGNAL libcurl leaves SIGPIPE alone, and a peer that closes while we write
     // (through OpenSSL's socket writes, say) must be an error, not the death of the process.
     signal(SIGPIPE, SIG_IGN)

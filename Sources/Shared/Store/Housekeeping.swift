@@ -6,6 +6,17 @@ public enum Housekeeping {
         ("sessions", "DELETE FROM sessions WHERE token_hash IN (SELECT token_hash FROM sessions WHERE expires_at <= ? LIMIT ?)"),
         ("tickets", "DELETE FROM tickets WHERE ticket_hash IN (SELECT ticket_hash FROM tickets WHERE expires_at <= ? LIMIT ?)"),
         ("nonces", "DELETE FROM nonces WHERE rowid IN (SELECT rowid FROM nonces WHERE expires_at <= ? LIMIT ?)"),
+        ("email_tickets", """
+            DELETE FROM email_tickets WHERE ticket_hash IN
+              (SELECT ticket_hash FROM email_tickets WHERE expires_at <= ? LIMIT ?)
+            """),
+        ("email_codes", """
+            DELETE FROM email_codes WHERE ticket_hash IN (SELECT ticket_hash FROM email_codes WHERE expires_at <= ? LIMIT ?)
+            """),
+        ("rate_limits", """
+            DELETE FROM rate_limits WHERE (key_hash, window_start) IN
+              (SELECT key_hash, window_start FROM rate_limits WHERE expires_at <= ? LIMIT ?)
+            """),
     ]
 
     /// Removes at most `limit` expired rows from each table; returns how many went, by table.

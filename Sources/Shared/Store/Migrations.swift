@@ -1,7 +1,7 @@
 /// The schema, one script per version: script `i` takes a database from version `i` to `i + 1`
 /// (`PRAGMA user_version`). Append new versions; never edit one that has shipped.
 enum Migrations {
-    static let scripts: [String] = [v1, v2]
+    static let scripts: [String] = [v1, v2, emailCodesAndLimits]
 
     static let v1 = """
         CREATE TABLE accounts (
@@ -66,5 +66,34 @@ enum Migrations {
           created_at INTEGER NOT NULL
         ) STRICT;
         CREATE INDEX relay_cleanups_due ON relay_cleanups(next_attempt_at);
+        """
+
+    /// Email and password accounts: own-email and reset tickets, mailed codes, rate limits.
+    static let emailCodesAndLimits = """
+        CREATE TABLE email_tickets (           -- own-email verification and password reset
+          ticket_hash BLOB PRIMARY KEY,        -- SHA-256 of the ticket
+          purpose TEXT NOT NULL,               -- 'verify' | 'reset'
+          account_id TEXT REFERENCES accounts(id) ON DELETE CASCADE,  -- NULL: a reset for an address nobody has
+          created_at INTEGER NOT NULL,
+          expires_at INTEGER NOT NULL
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX email_tickets_account ON email_tickets(account_id);
+        CREATE INDEX email_tickets_expiry ON email_tickets(expires_at);
+        CREATE TABLE email_codes (             -- the one live code of a ticket (join, verify or reset)
+          ticket_hash BLOB PRIMARY KEY,
+          code_hash BLOB NOT NULL,             -- SHA-256(ticket_hash || code); the code itself is never stored
+          attempts INTEGER NOT NULL DEFAULT 0,
+          created_at INTEGER NOT NULL,
+          expires_at INTEGER NOT NULL
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX email_codes_expiry ON email_codes(expires_at);
+        CREATE TABLE rate_limits (             -- fixed-window counters
+          key_hash BLOB NOT NULL,              -- SHA-256 of '<limit>:<value>', so no address is listed
+          window_start INTEGER NOT NULL,
+          hits INTEGER NOT NULL,
+          expires_at INTEGER NOT NULL,
+          PRIMARY KEY (key_hash, window_start)
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX rate_limits_expiry ON rate_limits(expires_at);
         """
 }

@@ -1,0 +1,106 @@
+/// `signin-email`: `register` makes a password account (its email unproven until a code or a
+/// reset proves it); `login` signs into one. Unknown addresses and wrong passwords answer alike.
+public enum EmailSignIn {
+    public static func handle(_ context: RequestContext) throws(FrontdoorError) -> CGIResponse {
+        switch try context.body.requiredString("action", maxBytes: 64) {
+        case "register": return try register(context)
+        case "login": return try login(context)
+        default: throw .invalidRequest("action must be \"register\" or \"login\".")
+        }
+    }
+
+    static var invalidCredentials: FrontdoorError {
+        FrontdoorError(.invalidCredentials, "That email and password do not match an account.")
+    }
+
+    /// The password member: missing is a malformed request, present but empty a bad password.
+    static func password(_ body: JSONValue) throws(FrontdoorError) -> String {
+        guard let password = try body.optionalString("password", maxBytes: 4096) else {
+            throw .invalidRequest("password is required.")
+        }
+        return password
+    }
+
+    static func register(_ context: RequestContext) throws(FrontdoorError) -> CGIResponse {
+        let body = context.body
+        let typed = try body.requiredString("email", maxBytes: 1024)
+        let password = try password(body)
+        let name = try displayName(body)
+        let email = try EmailValidation.checked(typed, acceptAsTyped: try body.optionalBool("acceptAsTyped") ?? false)
+        try PasswordHasher.checkLength(password)
+        let db = try context.database()
+        let key = EmailAddress.matchKey(email)
+        let taken = FrontdoorError(.emailTaken, "An account with this email already exists. Please sign in instead.")
+        let known = try db.transaction { () throws(FrontdoorError) -> Bool in
+            try RateLimits.hit(context.config.limits.registration(client: context.client), db: db, now: context.now)
+            return try !db.query("SELECT 1 FROM accounts WHERE email_key = ?", [.text(key)]).isEmpty
+        }
+        guard !known else { throw taken }
+        // Hashing takes tens of milliseconds: outside the transaction, so no write lock waits on it.
+        let hash = try PasswordHasher.hash(password, cost: context.config.passwordCost)
+        let session = try db.transaction { () throws(FrontdoorError) -> SessionBody? in
+            let accountId = try ProviderSignIn.newAccountId()
+            let inserted = try db.run(
+                """
+                INSERT INTO accounts (id, email, email_key, email_verified, name, password_hash, created_at)
+                VALUES (?, ?, ?, 0, ?, ?, ?) ON CONFLICT (email_key) DO NOTHING
+                """,
+                [.text(accountId), .text(email), .text(key), name.map(SQLValue.text) ?? .null, .text(hash),
+                 .integer(context.now)])
+            guard inserted == 1 else { return nil }
+            return try ProviderSignIn.startSession(
+                db: db, accountId: accountId, created: true, config: context.config, now: context.now)
+        }
+        guard let session else { throw taken }
+        return CGIResponse(status: 201, body: session.json)
+    }
+
+    static func login(_ context: RequestContext) throws(FrontdoorError) -> CGIResponse {
+        let typed = try context.body.requiredString("email", maxBytes: 1024)
+        let password = try password(context.body)
+        let db = try context.database()
+        let cost = context.config.passwordCost
+        // Every attempt counts until it succeeds, so parallel guesses cannot all slip under the limit.
+        let limits = context.config.limits.login(email: typed, client: context.client)
+        let account = try db.transaction { () throws(FrontdoorError) -> (id: String, hash: String)? in
+            try RateLimits.hit(limits, db: db, now: context.now)
+            let rows = try db.query(
+                "SELECT id, password_hash FROM accounts WHERE email_key = ?", [.text(EmailAddress.matchKey(typed))])
+            guard let row = rows.first, let id = row.text(0), let hash = row.text(1) else { return nil }
+            return (id, hash)
+        }
+        // No account, or one without a password: the same work against a hash nothing matches.
+        let matched = try PasswordHasher.verify(password, against: account?.hash ?? PasswordHasher.dummyHash(cost: cost))
+        guard matched, let account else { throw invalidCredentials }
+        let rehashed = PasswordHasher.needsRehash(account.hash, cost: cost)
+            ? try PasswordHasher.hash(password, cost: cost) : nil
+        let session = try db.transaction { () throws(FrontdoorError) -> SessionBody in
+            if let rehashed {
+                // Only over the hash just verified: a reset that landed meanwhile wins.
+                try db.run(
+                    "UPDATE accounts SET password_hash = ? WHERE id = ? AND password_hash = ?",
+                    [.text(rehashed), .text(account.id), .text(account.hash)])
+            }
+            try succeeded(limits, db: db, now: context.now)
+            return try ProviderSignIn.startSession(
+                db: db, accountId: account.id, created: false, config: context.config, now: context.now)
+        }
+        return session.response
+    }
+
+    /// A right password: the email's failures are forgotten and this attempt is not one.
+    static func succeeded(_ limits: [RateLimits.Limit], db: Database, now: UnixTime) throws(FrontdoorError) {
+        for limit in limits.prefix(1) { try RateLimits.clear(limit, db: db) }
+        try RateLimits.refund(Array(limits.dropFirst()), db: db, now: now)
+    }
+
+    static func displayName(_ body: JSONValue) throws(FrontdoorError) -> String? {
+        guard let name = try body.optionalString("name", maxBytes: 256)?.trimmingWhitespace(), !name.isEmpty else {
+            return nil
+        }
+        guard name.unicodeScalars.allSatisfy({ !EmailValidation.isControlOrSpace($0) || $0 == " " }) else {
+            throw .invalidRequest("name must not contain control characters.")
+        }
+        return name
+    }
+}

@@ -1,0 +1,83 @@
+import CSystem
+
+/// `verify-email`: proof of an inbox (or of a password) before joining, own-email verification,
+/// and password reset. The actions and their answers are in the README.
+public enum VerifyEmail {
+    public static func handle(_ context: RequestContext) throws(FrontdoorError) -> CGIResponse {
+        switch try context.body.requiredString("action", maxBytes: 64) {
+        case "send_code": return try sendCode(context)
+        case "confirm": return try ProofConfirmation.confirm(context)
+        case "verify_own_email": return try verifyOwnEmail(context)
+        case "reset_request": return try PasswordReset.request(context)
+        case "reset_confirm": return try PasswordReset.confirm(context)
+        default:
+            throw .invalidRequest(
+                "action must be send_code, confirm, verify_own_email, reset_request or reset_confirm.")
+        }
+    }
+
+    /// Mails a new code for a join or own-email ticket, synchronously. Limits are counted first and
+    /// given back if the mail server does not take the message; the code is stored only once it
+    /// has, so a failure leaves everything (an earlier code included) as it was.
+    static func sendCode(_ context: RequestContext) throws(FrontdoorError) -> CGIResponse {
+        let ticket = try context.body.requiredString("ticket", maxBytes: 128)
+        let mailer = try context.mailer()
+        let db = try context.database()
+        let now = context.now
+        let code = try Codes.generate()
+        let (pending, email, limits) = try db.transaction {
+            () throws(FrontdoorError) -> (PendingTicket, String, [RateLimits.Limit]) in
+            let pending = try PendingTicket.find(ticket, db: db, now: now)
+            let accountId: String
+            switch pending {
+            case .join(_, let id, _, _, _), .verify(_, let id): accountId = id
+            // A reset's code goes out with reset_request; asking again makes a new ticket.
+            case .reset: throw PendingTicket.invalid
+            }
+            guard let email = try db.query("SELECT email FROM accounts WHERE id = ?", [.text(accountId)]).first?.text(0)
+            else { throw PendingTicket.invalid }
+            let limits = context.config.limits.mail(to: email)
+            try RateLimits.hit(limits, db: db, now: now)
+            return (pending, email, limits)
+        }
+        do {
+            try mailer.send(.code(code, to: email, purpose: "to confirm your email address"), now: now)
+        } catch {
+            try db.transaction { () throws(FrontdoorError) in try RateLimits.refund(limits, db: db, now: now) }
+            throw error
+        }
+        try db.transaction { () throws(FrontdoorError) in
+            try Codes.store(code, ticketHash: pending.hash, db: db, now: now)
+        }
+        return CGIResponse(status: 200, body: .object([
+            ("sent", true), ("codeExpiresAt", .string(Clock.rfc3339(now + Codes.lifetimeSeconds))),
+        ]))
+    }
+
+    /// With a session: a ticket to prove the account's own, typed email by code (`send_code`, then
+    /// `confirm`), or `{"emailVerified": true}` when it is proven already.
+    static func verifyOwnEmail(_ context: RequestContext) throws(FrontdoorError) -> CGIResponse {
+        let db = try context.database()
+        let now = context.now
+        let answer = try db.transaction { () throws(FrontdoorError) -> JSONValue in
+            let accountId = try Sessions.accountId(in: db, token: context.request.bearerToken, now: now)
+            let rows = try db.query("SELECT email, email_verified FROM accounts WHERE id = ?", [.text(accountId)])
+            guard let row = rows.first, let email = row.text(0) else {
+                throw .invalidRequest("This account has no email address to verify.")
+            }
+            if row.int(1) == 1 { return .object([("emailVerified", true)]) }
+            let ticket = try PendingTicket.create(
+                purpose: "verify", accountId: accountId, db: db, now: now, lifetime: context.config.ticketLifetimeSeconds)
+            return .object([
+                ("emailVerified", false), ("ticket", .string(ticket.ticket)), ("email", .string(email)),
+                ("methods", .array(["email_code"])),
+            ])
+        }
+        return CGIResponse(status: 200, body: answer)
+    }
+
+    /// A line in syslog for work done after the answer, when stderr is gone. Never an address or a code.
+    static func syslog(_ message: String, warning: Bool = false) {
+        frontdoor_syslog(warning ? LOG_WARNING : LOG_INFO, "frontdoor endpoint=verify-email \(message)")
+    }
+}

@@ -1,0 +1,3 @@
+import Shared
+
+Endpoint.main(name: "verify-email", handler: VerifyEmail.handle)

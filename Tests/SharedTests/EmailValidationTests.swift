@@ -1,0 +1,139 @@
+import Testing
+@testable import Shared
+
+@Suite struct EmailValidationTests {
+    @Test func trimsAndLowerCasesTheDomainOnly() throws {
+        #expect(try EmailValidation.normalise("  Ada.L+tag@Example.COM\n").get() == "Ada.L+tag@example.com")
+        #expect(try EmailValidation.normalise("jürgen@bücher.example").get() == "jürgen@bücher.example")
+        #expect(try EmailValidation.normalise("x@xn--bcher-kva.example").get() == "x@xn--bcher-kva.example")
+    }
+
+    @Test(arguments: [
+        "", "@example.com", "a@", "a@@example.com", "a@b@example.com", "a@localhost", "a@x.c", "a@x.123",
+        "a@-x.com", "a@x-.com", "a@x..com", "a@.x.com", "a b@example.com", "a\u{0}@example.com",
+        "a\u{7F}@example.com", "a\u{85}@example.com", "a\u{200B}@example.com", "a@exa\u{2028}mple.com",
+        "\"quoted\"@example.com", "(comment)a@example.com", "a@[192.0.2.1]",
+    ])
+    func refused(_ address: String) throws {
+        #expect(EmailValidation.normalise(address) == .failure(.malformed))
+        #expect(EmailValidation.normalise(address, acceptAsTyped: true) == .failure(.malformed))
+    }
+
+    @Test func lengthLimits() throws {
+        let local64 = String(repeating: "l", count: 64)
+        #expect((try? EmailValidation.normalise("\(local64)@example.com").get()) != nil)
+        #expect(EmailValidation.normalise("\(local64)l@example.com") == .failure(.malformed))
+        let label = String(repeating: "d", count: 63)
+        #expect(EmailValidation.normalise("a@\(label).com") != .failure(.malformed))
+        #expect(EmailValidation.normalise("a@\(label)d.com") == .failure(.malformed))
+        let long = (0..<5).map { _ in label }.joined(separator: ".") + ".com"
+        #expect(EmailValidation.normalise("a@\(long)") == .failure(.malformed))
+    }
+
+    @Test(arguments: [
+        ("gmial.com", "gmail.com"), ("gmai.com", "gmail.com"), ("gamil.com", "gmail.com"), ("gnail.com", "gmail.com"),
+        ("gmail.co", "gmail.com"), ("gmail.con", "gmail.com"), ("gmial.con", "gmail.com"), ("hotmial.com", "hotmail.com"),
+        ("hotmal.com", "hotmail.com"), ("yaho.com", "yahoo.com"), ("yahooo.com", "yahoo.com"), ("outlok.com", "outlook.com"),
+        ("iclod.com", "icloud.com"), ("example.con", "example.com"), ("example.cmo", "example.com"),
+        ("aol.con", "aol.com"), ("example.nte", "example.net"), ("example.ogr", "example.org"),
+    ])
+    func slipsGetASuggestion(_ typed: String, _ meant: String) throws {
+        #expect(EmailValidation.normalise("Kim@\(typed)") == .failure(.likelyTypo(suggestion: "Kim@\(meant)")))
+        #expect(try EmailValidation.normalise("Kim@\(typed)", acceptAsTyped: true).get() == "Kim@\(typed)")
+    }
+
+    @Test(arguments: [
+        "gmail.com", "mail.com", "email.com", "ymail.com", "hotmail.de", "yahoo.co.uk", "example.com", "aim.com",
+        "live.com", "me.com", "gmx.de", "school.example", "example.co",
+    ])
+    func realDomainsGetNone(_ domain: String) throws {
+        #expect(try EmailValidation.normalise("kim@\(domain)").get() == "kim@\(domain)")
+    }
+
+    @Test func oneEditDistance() throws {
+        #expect(TypoDomains.isOneEditAway("gmial.com", "gmail.com"))
+        #expect(TypoDomains.isOneEditAway("gmai.com", "gmail.com"))
+        #expect(TypoDomains.isOneEditAway("gmaill.com", "gmail.com"))
+        #expect(TypoDomains.isOneEditAway("gmail.cm", "gmail.com"))
+        #expect(!TypoDomains.isOneEditAway("gmail.com", "gmail.com"))
+        #expect(!TypoDomains.isOneEditAway("gmxil.cob", "gmail.com"))
+        #expect(!TypoDomains.isOneEditAway("mgial.com", "gmail.com"))
+    }
+
+    @Test func checkedThrowsTheContractCodes() throws {
+        #expect(throws: FrontdoorError(.invalidEmail, "")) { try EmailValidation.checked("nope", acceptAsTyped: false) }
+        do {
+            _ = try EmailValidation.checked("a@gmial.com", acceptAsTyped: false)
+            Issue.record("accepted a slip")
+        } catch {
+            #expect(error.code == .invalidEmail)
+            #expect(error.extra.first { $0.0 == "suggestion" }?.1 == "a@gmail.com")
+        }
+    }
+}
+
+@Suite struct PasswordHasherTests {
+    static let cost = Config.PasswordCost.minimum
+
+    @Test func hashesVerifyAndCarryTheirCost() throws {
+        let hash = try PasswordHasher.hash("pässword with\u{0}nul", cost: Self.cost)
+        #expect(hash.hasPrefix("$argon2id$v=19$m=19456,t=2,p=1$"))
+        #expect(try PasswordHasher.verify("pässword with\u{0}nul", against: hash))
+        #expect(try !PasswordHasher.verify("pässword with", against: hash))
+        #expect(try !PasswordHasher.verify("", against: hash))
+        #expect(!PasswordHasher.needsRehash(hash, cost: Self.cost))
+        #expect(PasswordHasher.needsRehash(hash, cost: .init(memoryKiB: 19456, iterations: 3)))
+        #expect(PasswordHasher.needsRehash(hash, cost: .init(memoryKiB: 65536, iterations: 2)))
+        #expect(PasswordHasher.needsRehash("$2b$10$bcrypt", cost: Self.cost))
+        // Two hashes of one password differ (random salt).
+        #expect(try PasswordHasher.hash("pässword with\u{0}nul", cost: Self.cost) != hash)
+    }
+
+    @Test func dummyHashIsWellFormedAndMatchesNothing() throws {
+        let dummy = PasswordHasher.dummyHash(cost: Self.cost)
+        #expect(!PasswordHasher.needsRehash(dummy, cost: Self.cost))
+        #expect(try !PasswordHasher.verify("AAAAAAAA", against: dummy))
+        #expect(try !PasswordHasher.verify("anything", against: "garbage"))
+    }
+
+    @Test func lengthRule() throws {
+        #expect(throws: FrontdoorError(.invalidPassword, "")) { try PasswordHasher.checkLength("1234567") }
+        #expect(throws: Never.self) { try PasswordHasher.checkLength("12345678") }
+        #expect(throws: Never.self) { try PasswordHasher.checkLength(String(repeating: "x", count: 1024)) }
+        #expect(throws: FrontdoorError(.invalidPassword, "")) {
+            try PasswordHasher.checkLength(String(repeating: "x", count: 1025))
+        }
+    }
+}
+
+@Suite struct CodesAndMailTests {
+    @Test func codesAreSixDigits() throws {
+        var seen = Set<String>()
+        for _ in 0..<200 {
+            let code = try Codes.generate()
+            #expect(code.utf8.count == 6 && code.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 })
+            seen.insert(code)
+        }
+        #expect(seen.count > 190)
+    }
+
+    @Test func mailIsPlainAndDated() throws {
+        let message = MailMessage.code("012345", to: "kim@example.org", purpose: "to sign in")
+        let text = String(decoding: message.rendered(from: "noreply@example.com", now: 1_796_029_482, messageId: "abc"),
+                          as: UTF8.self)
+        #expect(text.contains("Date: Mon, 30 Nov 2026 09:04:42 +0000\r\n"))
+        #expect(text.contains("To: <kim@example.org>\r\n"))
+        #expect(text.contains("Message-ID: <abc@example.com>\r\n"))
+        #expect(text.contains("\r\n\r\nYour code to sign in is 012345\r\n"))
+        #expect(!text.contains("\n\n") && !text.replacingCRLF.contains("\r"))
+        #expect(MailMessage.date(0) == "Thu, 01 Jan 1970 00:00:00 +0000")
+        #expect(!MailMessage.isPlain("a@b>\r\nBcc: x@y") && MailMessage.isPlain("a@b.c"))
+    }
+}
+
+extension String {
+    /// The text with every CRLF removed, so a lone CR or LF shows.
+    fileprivate var replacingCRLF: String {
+        split(separator: "\r\n", omittingEmptySubsequences: false).joined()
+    }
+}
