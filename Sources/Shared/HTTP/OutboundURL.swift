@@ -47,7 +47,7 @@ public enum OutboundURL {
         else { return nil }
         let scheme = bytes[..<colon]
         let schemeCharacter = { (c: UInt8) in isAlpha(c) || isDigit(c) || "+-.".utf8.contains(c) }
-        guard isAlpha(scheme.first!), scheme.allSatisfy(schemeCharacter) else { return nil }
+        guard let first = scheme.first, isAlpha(first), scheme.allSatisfy(schemeCharacter) else { return nil }
         let authorityStart = colon + 3
         let authorityEnd = bytes[authorityStart...].firstIndex { "/?#".utf8.contains($0) } ?? bytes.endIndex
         var hostPort = bytes[authorityStart..<authorityEnd]
