@@ -147,58 +147,68 @@ public struct JSONParser {
 
     private mutating func parseString() throws(JSONParseError) -> String {
         index += 1
-        var scalars = String.UnicodeScalarView()
-        var runStart = index
-        func flushRun(_ end: Int) throws(JSONParseError) {
-            guard runStart < end else { return }
-            guard let run = String(validating: bytes[runStart..<end], as: UTF8.self) else { throw .invalidUTF8 }
-            scalars.append(contentsOf: run.unicodeScalars)
-        }
+        let start = index
+        // The common case, a string without escapes, is one validated copy of its bytes.
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                try flushRun(index)
+                guard let text = String(validating: bytes[start..<index], as: UTF8.self) else { throw .invalidUTF8 }
                 index += 1
-                return String(scalars)
+                return text
+            }
+            if byte == UInt8(ascii: "\\") { break }
+            if byte < 0x20 { throw .syntax(at: index) }
+            index += 1
+        }
+        guard index < bytes.count else { throw .syntax(at: index) }
+        return try parseEscapedString(from: start)
+    }
+
+    /// A string with escapes: decoded into UTF-8 bytes, validated once at the end.
+    private mutating func parseEscapedString(from start: Int) throws(JSONParseError) -> String {
+        var out = Array(bytes[start..<index])
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                guard let text = String(validating: out, as: UTF8.self) else { throw .invalidUTF8 }
+                index += 1
+                return text
             }
             if byte < 0x20 { throw .syntax(at: index) }
+            index += 1
             if byte != UInt8(ascii: "\\") {
-                index += 1
+                out.append(byte)
                 continue
             }
-            try flushRun(index)
-            index += 1
             guard let escape = peek() else { throw .syntax(at: index) }
             index += 1
             switch escape {
-            case UInt8(ascii: "\""): scalars.append("\"")
-            case UInt8(ascii: "\\"): scalars.append("\\")
-            case UInt8(ascii: "/"): scalars.append("/")
-            case UInt8(ascii: "b"): scalars.append("\u{08}")
-            case UInt8(ascii: "f"): scalars.append("\u{0C}")
-            case UInt8(ascii: "n"): scalars.append("\n")
-            case UInt8(ascii: "r"): scalars.append("\r")
-            case UInt8(ascii: "t"): scalars.append("\t")
+            case UInt8(ascii: "\""): out.append(0x22)
+            case UInt8(ascii: "\\"): out.append(0x5C)
+            case UInt8(ascii: "/"): out.append(0x2F)
+            case UInt8(ascii: "b"): out.append(0x08)
+            case UInt8(ascii: "f"): out.append(0x0C)
+            case UInt8(ascii: "n"): out.append(0x0A)
+            case UInt8(ascii: "r"): out.append(0x0D)
+            case UInt8(ascii: "t"): out.append(0x09)
             case UInt8(ascii: "u"):
-                let unit = try parseHex4()
-                if (0xD800...0xDBFF).contains(unit) {
+                var value = try parseHex4()
+                if (0xD800...0xDBFF).contains(value) {
                     guard peek() == UInt8(ascii: "\\") else { throw .syntax(at: index) }
                     index += 1
                     guard peek() == UInt8(ascii: "u") else { throw .syntax(at: index) }
                     index += 1
                     let low = try parseHex4()
                     guard (0xDC00...0xDFFF).contains(low) else { throw .syntax(at: index) }
-                    let value = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
-                    guard let scalar = Unicode.Scalar(value) else { throw .syntax(at: index) }
-                    scalars.append(scalar)
-                } else {
-                    guard let scalar = Unicode.Scalar(unit) else { throw .syntax(at: index) }
-                    scalars.append(scalar)
+                    value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
                 }
+                guard let scalar = Unicode.Scalar(value), let encoded = UTF8.encode(scalar) else {
+                    throw .syntax(at: index)
+                }
+                out.append(contentsOf: encoded)
             default:
                 throw .syntax(at: index - 1)
             }
-            runStart = index
         }
         throw .syntax(at: index)
     }

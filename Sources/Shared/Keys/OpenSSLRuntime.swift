@@ -11,5 +11,10 @@ public enum OpenSSLRuntime {
 
     /// Drops queued OpenSSL errors after a failure we report our own way, so they cannot pile up
     /// or be misread by a later caller.
-    static func clearErrors() { ERR_clear_error() }
+    /// Starts the runtime first: ERR_clear_error would otherwise initialise OpenSSL with its
+    /// defaults, error strings included.
+    static func clearErrors() {
+        guard start() else { return }
+        ERR_clear_error()
+    }
 }

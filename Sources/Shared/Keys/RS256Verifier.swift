@@ -30,6 +30,7 @@ enum RS256Verifier {
     /// signature^exponent mod modulus as k big-endian bytes; nil when the signature is not below
     /// the modulus (RFC 8017's "signature representative out of range") or OpenSSL fails.
     static func modularPower(_ signature: [UInt8], _ exponent: [UInt8], _ modulus: [UInt8]) -> [UInt8]? {
+        guard OpenSSLRuntime.start() else { return nil }
         defer { OpenSSLRuntime.clearErrors() }
         guard let context = BN_CTX_new() else { return nil }
         defer { BN_CTX_free(context) }
