@@ -29,12 +29,14 @@ public final class Database {
 
     private var handle: OpaquePointer?
     private let busy: BusyHandler
+    private let busyTimeoutMillis: Int
     private var cache: [String: Statement] = [:]
 
     /// Opens the database at `path`, creating the file with mode 0600 if missing (its directory
     /// must exist), configures the connection and brings the schema to `schemaVersion`. Safe when
     /// several processes do it at once. A database from a newer version of the code is refused.
     public init(path: String, busyTimeoutMillis: Int = 5000) throws(FrontdoorError) {
+        self.busyTimeoutMillis = busyTimeoutMillis
         busy = BusyHandler(timeoutMillis: busyTimeoutMillis)
         do throws(FrontdoorError) {
             try Self.createFile(path)
@@ -215,10 +217,7 @@ public final class Database {
         // WAL is a property of the file and cannot change inside a transaction. Checked even when
         // the schema is current, since a restored copy of the file may have come back without it.
         if try query("PRAGMA journal_mode").first?.text(0) != "wal" {
-            let mode = try query("PRAGMA journal_mode = WAL").first?.text(0)
-            guard mode == "wal" else {
-                throw .internal("sqlite: journal_mode: could not switch to WAL (still \(mode ?? "unknown"))")
-            }
+            try switchToWAL()
         }
         guard version < target else { return }
         try transaction { () throws(FrontdoorError) in
@@ -231,6 +230,27 @@ public final class Database {
             }
             // PRAGMA takes no bound parameters; the value is our own constant.
             try Statement.executeScript(db, "PRAGMA user_version = \(target)")
+        }
+    }
+
+    /// Several processes opening a new file at once all try this, and each needs the file to
+    /// itself: SQLite answers SQLITE_BUSY at once, without the busy handler, when waiting could
+    /// deadlock. So the switch is retried here, with a short back-off, within the busy timeout.
+    private func switchToWAL() throws(FrontdoorError) {
+        let deadline = Clock.monotonicMillis() + Double(busyTimeoutMillis)
+        var pause: UInt32 = 200
+        while true {
+            do throws(FrontdoorError) {
+                let mode = try query("PRAGMA journal_mode = WAL").first?.text(0)
+                guard mode == "wal" else {
+                    throw FrontdoorError.internal(
+                        "sqlite: journal_mode: could not switch to WAL (still \(mode ?? "unknown"))")
+                }
+                return
+            } catch where error.code == .upstreamUnavailable && Clock.monotonicMillis() < deadline {
+                usleep(pause)
+                pause = min(pause * 2, 20_000)
+            }
         }
     }
 
