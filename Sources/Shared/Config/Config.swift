@@ -37,6 +37,15 @@ public struct Config: Sendable {
         public var password: String?
     }
 
+    /// `delete-account`: where the audit hash's key lives and how long revoking Apple may take.
+    public struct Deletion: Sendable {
+        /// The HMAC key for the audit record's account hash; nil: `audit-key` beside the database,
+        /// made once (mode 0600) by the first deletion.
+        public var auditKeyFile: String?
+        /// The time after the answer that revoking may use, capped by `processLifetimeSeconds`.
+        public var revocationBudgetSeconds: Int64
+    }
+
     public struct HTTP: Sendable {
         public var connectTimeoutSeconds: Double
         public var totalTimeoutSeconds: Double
@@ -65,6 +74,7 @@ public struct Config: Sendable {
     public var apple: Apple?
     public var firebase: Firebase?
     public var mail: Mail?
+    public var deletion = Deletion(auditKeyFile: nil, revocationBudgetSeconds: 20)
     /// The files secrets were read from (`firebase.apiKeyFile`, …), by key.
     public var secretFiles: [(key: String, path: String)] = []
 
@@ -175,6 +185,12 @@ public struct Config: Sendable {
             config.mail = Mail(
                 smtpUrl: smtpUrl, from: try r.requiredString("from"), username: try r.string("username"),
                 password: try r.secret("password", files: &config.secretFiles))
+            try r.rejectUnknown()
+        }
+        if var r = try top.section("deletion") {
+            config.deletion.auditKeyFile = try r.string("auditKeyFile")
+            if let file = config.deletion.auditKeyFile { config.secretFiles.append((r.key("auditKeyFile"), file)) }
+            config.deletion.revocationBudgetSeconds = try r.int("revocationBudgetSeconds", default: 20, range: 1...600)
             try r.rejectUnknown()
         }
         try top.rejectUnknown()

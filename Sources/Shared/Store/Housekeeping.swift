@@ -6,6 +6,18 @@ public enum Housekeeping {
         ("sessions", "DELETE FROM sessions WHERE token_hash IN (SELECT token_hash FROM sessions WHERE expires_at <= ? LIMIT ?)"),
         ("tickets", "DELETE FROM tickets WHERE ticket_hash IN (SELECT ticket_hash FROM tickets WHERE expires_at <= ? LIMIT ?)"),
         ("nonces", "DELETE FROM nonces WHERE rowid IN (SELECT rowid FROM nonces WHERE expires_at <= ? LIMIT ?)"),
+        // A revocation past its retry window keeps its outcome but loses the code and tokens.
+        ("apple_revocations expired", """
+            UPDATE apple_revocations SET state = 'expired', detail = 'retry window passed', code = NULL,
+              id_token = NULL, refresh_token = NULL, next_attempt_at = NULL
+            WHERE id IN (SELECT id FROM apple_revocations
+                         WHERE retry_until <= ? AND state IN ('scheduled', 'retry') LIMIT ?)
+            """),
+        // Settled outcomes are kept 30 days for the operator, then go.
+        ("apple_revocations", """
+            DELETE FROM apple_revocations WHERE id IN (SELECT id FROM apple_revocations
+              WHERE updated_at <= ? - 2592000 AND state NOT IN ('scheduled', 'retry') LIMIT ?)
+            """),
     ]
 
     /// Removes at most `limit` expired rows from each table; returns how many went, by table.
