@@ -11,7 +11,7 @@ PREFIX ?= /usr/local
 SYSCONFDIR ?= /etc
 LOCALSTATEDIR ?= /var
 RUN_USER ?= www-data
-ENDPOINTS := signin-google signin-apple sign-out
+ENDPOINTS := signin-google signin-apple sign-out delete-account
 
 .PHONY: deps build release test run stop clean bench install
 

@@ -36,6 +36,7 @@ expect() { # path mode owner
 expect usr/local/libexec/frontdoor/signin-google 755 root:root
 expect usr/local/libexec/frontdoor/signin-apple 755 root:root
 expect usr/local/libexec/frontdoor/sign-out 755 root:root
+expect usr/local/libexec/frontdoor/delete-account 755 root:root
 expect usr/local/sbin/frontdoor-check 755 root:root
 expect etc/nginx/sites-available/frontdoor 644 root:root
 expect etc/nginx/snippets/frontdoor-endpoints.conf 644 root:root
