@@ -90,7 +90,8 @@ import Testing
             [.integer(Clock.now() - 10)])
         let result = try check(h, ["--prune"])
         #expect(result.exitStatus == 0)
-        #expect(result.stdoutText.contains("✓ pruned expired rows: nonces 0, sessions 2, tickets 0"))
+        #expect(result.stdoutText.contains(
+            "✓ pruned expired rows: apple_revocations 0, apple_revocations expired 0, nonces 0, sessions 2, tickets 0"))
         #expect(try h.count("sessions") == 1)
     }
 
