@@ -63,7 +63,8 @@ public final class FakeApple: @unchecked Sendable {
 
     /// A fresh authorization code for `clientId`, as Apple hands the phone one.
     public func issueCode(clientId: String = FakeApple.bundleId) throws -> String {
-        let code = "c" + Hex.encode(try SecureRandom.bytes(16)) + ".0.mrqs." + Base64URL.encode(try SecureRandom.bytes(12))
+        let code = "c" + Hex.encode(try SecureRandom.bytes(16)) + ".0.mrqs."
+            + Base64URL.encode(try SecureRandom.bytes(12))
         state.withLock { $0.codes[code] = clientId }
         return code
     }

@@ -210,7 +210,9 @@ public final class FakeFirebase: @unchecked Sendable {
 
     /// Records the request, then answers as told: normally a 200 with an empty object when the
     /// ID token belongs to a live user and the request names apple.com and a CODE.
-    static func revokeToken(_ request: LoopbackHTTPServer.Request, state: Locked<State>) -> LoopbackHTTPServer.Behaviour {
+    static func revokeToken(
+        _ request: LoopbackHTTPServer.Request, state: Locked<State>
+    ) -> LoopbackHTTPServer.Behaviour {
         let body = try? JSONParser.parse(request.body)
         let behaviour = state.withLock { s -> SignInBehaviour in
             let idToken = body?["idToken"]?.stringValue ?? ""

@@ -38,17 +38,22 @@ final class DeletionWorld: @unchecked Sendable {
     }
 
     /// Signs in with Apple as `sub`; the session token and account id.
-    func appleAccount(_ sub: String, email: String? = nil, name: String? = nil) throws -> (session: String, id: String) {
+    func appleAccount(_ sub: String, email: String? = nil, name: String? = nil) throws -> Account {
         let nonce = AppleWorld.nonce()
-        let answer = try w.signIn(try apple.token(sub: sub, rawNonce: nonce, email: email), nonce: nonce, givenName: name)
-        #expect(answer.status == 200, "\(answer.rawBody) \(answer.stderr)")
-        return (try #require(answer.body["sessionToken"]?.stringValue), try #require(answer.body["accountId"]?.stringValue))
+        let token = try apple.token(sub: sub, rawNonce: nonce, email: email)
+        return try account(try w.signIn(token, nonce: nonce, givenName: name))
     }
 
-    func googleAccount(_ sub: String, email: String? = nil) throws -> (session: String, id: String) {
-        let answer = try h.signInGoogle(try h.google.token(sub: sub, email: email))
+    func googleAccount(_ sub: String, email: String? = nil) throws -> Account {
+        try account(try h.signInGoogle(try h.google.token(sub: sub, email: email)))
+    }
+
+    typealias Account = (session: String, id: String)
+
+    private func account(_ answer: CGIAnswer) throws -> Account {
         #expect(answer.status == 200, "\(answer.rawBody) \(answer.stderr)")
-        return (try #require(answer.body["sessionToken"]?.stringValue), try #require(answer.body["accountId"]?.stringValue))
+        let session = try #require(answer.body["sessionToken"]?.stringValue)
+        return (session, try #require(answer.body["accountId"]?.stringValue))
     }
 
     /// What the phone sends after a fresh Apple authorization as `sub`; `codeHashOf` puts another
@@ -106,7 +111,10 @@ final class DeletionWorld: @unchecked Sendable {
     /// The one revocation row: state, detail, and whether any secret is still kept.
     func revocationRow() throws -> (state: String?, detail: String?, keepsSecrets: Bool) {
         let rows = try h.database().query(
-            "SELECT state, detail, code IS NOT NULL OR id_token IS NOT NULL OR refresh_token IS NOT NULL FROM apple_revocations")
+            """
+            SELECT state, detail, code IS NOT NULL OR id_token IS NOT NULL OR refresh_token IS NOT NULL
+            FROM apple_revocations
+            """)
         #expect(rows.count == 1)
         return (rows.first?.text(0), rows.first?.text(1), rows.first?.int(2) == 1)
     }
@@ -116,7 +124,8 @@ final class DeletionWorld: @unchecked Sendable {
 
     /// The whole database as bytes: the file and its WAL.
     func storeBytes() -> [UInt8] {
-        (FileIO.readFile(h.databasePath, limit: 64 << 20) ?? []) + (FileIO.readFile(h.databasePath + "-wal", limit: 64 << 20) ?? [])
+        let file = FileIO.readFile(h.databasePath, limit: 64 << 20) ?? []
+        return file + (FileIO.readFile(h.databasePath + "-wal", limit: 64 << 20) ?? [])
     }
 }
 

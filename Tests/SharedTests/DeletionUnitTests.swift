@@ -86,9 +86,9 @@ import Testing
         let plain = try Config.parse(Array("{\(base)}".utf8))
         #expect(plain.deletion.auditKeyFile == nil)
         #expect(plain.deletion.revocationBudgetSeconds == 20)
-        let set = try Config.parse(Array(
-            #"{\#(base), "deletion": {"auditKeyFile": "/etc/frontdoor/secrets/audit-key", "revocationBudgetSeconds": 9}}"#
-                .utf8))
+        let deletion = #""deletion": {"auditKeyFile": "/etc/frontdoor/secrets/audit-key", "#
+            + #""revocationBudgetSeconds": 9}"#
+        let set = try Config.parse(Array("{\(base), \(deletion)}".utf8))
         #expect(set.deletion.auditKeyFile == "/etc/frontdoor/secrets/audit-key")
         #expect(set.deletion.revocationBudgetSeconds == 9)
         #expect(set.secretFiles.contains { $0.key == "deletion.auditKeyFile" })

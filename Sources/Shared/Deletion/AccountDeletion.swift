@@ -17,7 +17,8 @@ public enum AccountDeletion {
         _ = try Sessions.accountId(in: db, token: context.request.bearerToken, now: context.now)
         let auditKey = try DeletionAudit.key(config: context.config)
 
-        let (revocation, plan) = try db.transaction { () throws(FrontdoorError) -> (Revocation, AppleRevocation.Plan?) in
+        typealias Decided = (Revocation, AppleRevocation.Plan?)
+        let (revocation, plan) = try db.transaction { () throws(FrontdoorError) -> Decided in
             let accountId = try Sessions.accountId(in: db, token: context.request.bearerToken, now: context.now)
             let identities = try db.query(
                 "SELECT provider, subject FROM identities WHERE account_id = ?", [.text(accountId)])

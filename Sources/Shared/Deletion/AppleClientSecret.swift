@@ -22,7 +22,8 @@ enum AppleClientSecret {
             ("iss", .string(teamId)), ("iat", .number(Double(now))), ("exp", .number(Double(now + lifetimeSeconds))),
             ("aud", .string(audience)), ("sub", .string(clientId)),
         ])
-        let input = Base64URL.encode(Array(header.serialized.utf8)) + "." + Base64URL.encode(Array(claims.serialized.utf8))
+        let input = Base64URL.encode(Array(header.serialized.utf8)) + "."
+            + Base64URL.encode(Array(claims.serialized.utf8))
         return input + "." + Base64URL.encode(try key.sign(Array(input.utf8)))
     }
 

@@ -70,7 +70,8 @@ public enum AppleRevocation {
             do {
                 db = try context.database()
             } catch {
-                SysLog.error("frontdoor apple-revocation result=store-unavailable detail=\(error.detail ?? error.message)")
+                let detail = error.detail ?? error.message
+                SysLog.error("frontdoor apple-revocation result=store-unavailable detail=\(detail)")
                 return
             }
             if let plan {

@@ -33,7 +33,10 @@ enum AppleRevocationStore {
             INSERT INTO apple_revocations (id, mode, state, retry_until, created_at, updated_at)
             VALUES (?, ?, 'scheduled', ?, ?, ?)
             """,
-            [.text(plan.id), .text(plan.mode.rawValue), .integer(now + codeLifetimeSeconds), .integer(now), .integer(now)])
+            [
+                .text(plan.id), .text(plan.mode.rawValue), .integer(now + codeLifetimeSeconds), .integer(now),
+                .integer(now),
+            ])
     }
 
     /// Records the outcome: a settled one drops every secret; `retry` keeps what `kept` says.
@@ -59,7 +62,8 @@ enum AppleRevocationStore {
                     kept.map { .integer($0.until) } ?? .null, .integer(now), .text(id),
                 ])
         } catch {
-            SysLog.error("frontdoor apple-revocation id=\(id) result=store-failed detail=\(error.detail ?? error.message)")
+            let detail = error.detail ?? error.message
+            SysLog.error("frontdoor apple-revocation id=\(id) result=store-failed detail=\(detail)")
         }
         let line = "frontdoor apple-revocation id=\(id) mode=\(mode.rawValue) result=\(outcome.state) "
             + "attempts=\(attempts) detail=\(outcome.detail ?? "-")"
@@ -100,7 +104,10 @@ enum AppleRevocationStore {
                 UPDATE apple_revocations SET attempts = ?, next_attempt_at = ?, updated_at = ?
                 WHERE id = ? AND state = 'retry' AND next_attempt_at <= ?
                 """,
-                [.integer(attempts), .integer(now + backoff(attempts: attempts)), .integer(now), .text(id), .integer(now)])
+                [
+                    .integer(attempts), .integer(now + backoff(attempts: attempts)), .integer(now), .text(id),
+                    .integer(now),
+                ])
             guard claimed == 1 else { continue }
             let kept = Kept(
                 clientId: row.text(2), code: row.text(3), idToken: row.text(4), refreshToken: row.text(5),

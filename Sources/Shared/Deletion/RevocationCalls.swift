@@ -5,9 +5,9 @@ enum RevocationCall {
     case transient(String)
     case refused(String)
 
-    static func classify(_ call: String, _ result: Result<HTTPResponse, FrontdoorError>, reason: (HTTPResponse) -> String)
-        -> RevocationCall
-    {
+    static func classify(
+        _ call: String, _ result: Result<HTTPResponse, FrontdoorError>, reason: (HTTPResponse) -> String
+    ) -> RevocationCall {
         switch result {
         case .failure(let error):
             let detail = "\(call): \(error.detail ?? error.message)"

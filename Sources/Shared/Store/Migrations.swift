@@ -76,7 +76,7 @@ enum Migrations {
           account_hash BLOB NOT NULL,          -- HMAC-SHA256 of the account id (deletion.auditKeyFile)
           deleted_at INTEGER NOT NULL,
           providers TEXT NOT NULL,             -- comma-separated: apple,google,password
-          apple_revocation TEXT NOT NULL,      -- the answer: not_applicable | not_requested | identity_mismatch | scheduled
+          apple_revocation TEXT NOT NULL,      -- the answer's appleRevocation value
           revocation_id TEXT                   -- scheduled: its row in apple_revocations
         ) STRICT;
         CREATE TABLE apple_revocations (       -- one per deletion answered `scheduled`
