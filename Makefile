@@ -14,7 +14,7 @@ PREFIX ?= /usr/local
 SYSCONFDIR ?= /etc
 LOCALSTATEDIR ?= /var
 RUN_USER ?= www-data
-ENDPOINTS := signin-google signin-apple signin-email verify-email sign-out
+ENDPOINTS := signin-google signin-apple signin-email verify-email sign-out delete-account
 
 .PHONY: deps build release test run stop clean bench install
 

@@ -31,9 +31,10 @@ let package = Package(
         .executableTarget(name: "sign-out", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "signin-email", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "verify-email", dependencies: ["Shared"], swiftSettings: swiftSettings),
+        .executableTarget(name: "delete-account", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "frontdoor-check", dependencies: ["Shared"], swiftSettings: swiftSettings),
         // Loopback stand-ins for Google and friends: used by the tests and by `make run`, never deployed.
-        .target(name: "DevSupport", dependencies: ["Shared", "COpenSSL"], swiftSettings: swiftSettings),
+        .target(name: "DevSupport", dependencies: ["Shared", "COpenSSL", "CSystem"], swiftSettings: swiftSettings),
         .executableTarget(name: "frontdoor-dev", dependencies: ["DevSupport", "Shared"], swiftSettings: swiftSettings),
         .testTarget(name: "SharedTests", dependencies: ["Shared", "DevSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "EndpointTests", dependencies: ["Shared", "DevSupport"], swiftSettings: swiftSettings),

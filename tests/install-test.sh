@@ -38,6 +38,7 @@ expect usr/local/libexec/frontdoor/signin-apple 755 root:root
 expect usr/local/libexec/frontdoor/signin-email 755 root:root
 expect usr/local/libexec/frontdoor/verify-email 755 root:root
 expect usr/local/libexec/frontdoor/sign-out 755 root:root
+expect usr/local/libexec/frontdoor/delete-account 755 root:root
 expect usr/local/sbin/frontdoor-check 755 root:root
 expect etc/nginx/sites-available/frontdoor 644 root:root
 expect etc/nginx/snippets/frontdoor-endpoints.conf 644 root:root

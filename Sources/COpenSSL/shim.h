@@ -14,6 +14,9 @@
 #include <openssl/x509.h>
 #include <openssl/core_names.h>
 #include <openssl/param_build.h>
+#include <openssl/pem.h>
+#include <openssl/bio.h>
+#include <string.h>
 
 // Must run before any other OpenSSL call: the first call otherwise initialises with openssl.cnf,
 // which costs every process and would let a host file change what we verify with.
@@ -42,4 +45,13 @@ static inline const char *frontdoor_param_rsa_e(void) { return OSSL_PKEY_PARAM_R
 static inline const char *frontdoor_param_group(void) { return OSSL_PKEY_PARAM_GROUP_NAME; }
 static inline const char *frontdoor_param_pub(void) { return OSSL_PKEY_PARAM_PUB_KEY; }
 static inline const char *frontdoor_group_p256(void) { return "prime256v1"; }
+
+// Apple's team key (.p8): an EC key on P-256, or nothing we sign with. Returns 1 when it is.
+static inline int frontdoor_pkey_is_p256(EVP_PKEY *pkey) {
+    if (EVP_PKEY_get_base_id(pkey) != EVP_PKEY_EC) return 0;
+    char name[64];
+    size_t length = 0;
+    if (EVP_PKEY_get_group_name(pkey, name, sizeof name, &length) != 1) return 0;
+    return strcmp(name, "prime256v1") == 0 || strcmp(name, "P-256") == 0;
+}
 #endif

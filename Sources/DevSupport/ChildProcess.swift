@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CSystem
 import Shared
 
 /// Runs a program with a given environment and stdin, its stdout and stderr captured through
@@ -11,6 +12,12 @@ public struct ChildProcess {
         public let stdout: [UInt8]
         public let stderr: [UInt8]
         public var stderrText: String { String(decoding: stderr, as: UTF8.self) }
+
+        public init(exitStatus: Int32, stdout: [UInt8], stderr: [UInt8]) {
+            self.exitStatus = exitStatus
+            self.stdout = stdout
+            self.stderr = stderr
+        }
         public var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
     }
 
@@ -43,6 +50,60 @@ public struct ChildProcess {
         unlink(inPath)
         guard rc == 0 else { throw SpawnError(description: "posix_spawn \(path): \(String(cString: strerror(rc)))") }
         return (pid, outPath, errPath)
+    }
+
+    /// Like `start`, but stdout is a pipe whose read end is returned: `readToEnd` on it returns as
+    /// soon as the program closes its stdout (a CGI answer is complete then), while it lives on.
+    public static func startPiped(
+        _ path: String, environment: [String: String], stdin: [UInt8] = [], workDir: String
+    ) throws -> (pid: pid_t, stdout: Int32, stderrPath: String) {
+        let tag = "\(getpid())-\(nextTag())"
+        let inPath = "\(workDir)/in-\(tag)", errPath = "\(workDir)/err-\(tag)"
+        guard writeFile(inPath, stdin) else { throw SpawnError(description: "cannot write \(inPath)") }
+        defer { unlink(inPath) }
+        // Close-on-exec, so children other threads spawn do not hold the write end open.
+        var fds: [Int32] = [-1, -1]
+        guard pipe2(&fds, O_CLOEXEC) == 0 else { throw SpawnError(description: "pipe2: errno \(errno)") }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, inPath, O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let argv = [strdup(path), nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, path, &actions, nil, argv, envp)
+        close(fds[1])
+        guard rc == 0 else {
+            close(fds[0])
+            throw SpawnError(description: "posix_spawn \(path): \(String(cString: strerror(rc)))")
+        }
+        return (pid, fds[0], errPath)
+    }
+
+    /// Everything until the writer closes its end; closes `fd`.
+    public static func readToEnd(_ fd: Int32) -> [UInt8] {
+        defer { close(fd) }
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return out }
+            out += chunk[0..<n]
+        }
+    }
+
+    /// Waits for `pid`; its exit code, or 128 + signal.
+    public static func wait(pid: pid_t) -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
     }
 
     /// Waits for `pid` and collects what it wrote.

@@ -121,6 +121,10 @@ public enum DevProvider {
 
         or find "mail to … code NNNNNN" lines in var/dev-provider.log.
 
+        Delete the account (no fresh Apple authorization: appleRevocation is not_requested or not_applicable):
+
+          curl -s -X POST http://127.0.0.1:\(port)/auth/delete-account -H "Authorization: Bearer <sessionToken>"
+
         Logs: var/nginx-error.log (one line per request), var/dev-provider.log. Stop with: make stop
         """
     }

@@ -21,6 +21,16 @@ public final class FakeFirebase: @unchecked Sendable {
         case omitIdToken
     }
 
+    /// What `v2/accounts:revokeToken` was sent.
+    public struct Revocation: Sendable {
+        public let providerId: String?
+        public let tokenType: String?
+        public let token: String?
+        /// Whether `idToken` was one this fake issued, to a user that still exists.
+        public let idTokenValid: Bool
+        public let hasRedirectUri: Bool
+    }
+
     struct User {
         let localId: String
         let appleSub: String
@@ -42,6 +52,8 @@ public final class FakeFirebase: @unchecked Sendable {
         var signIn = SignInBehaviour.normal
         var failDeletions = false
         var claimOverrides: [(String, JSONValue)] = []
+        var revoke = SignInBehaviour.normal
+        var revocations: [Revocation] = []
     }
 
     private let state: Locked<State>
@@ -77,6 +89,9 @@ public final class FakeFirebase: @unchecked Sendable {
     public func resetLog() { servers.forEach { $0.resetLog() } }
 
     public func setSignIn(_ behaviour: SignInBehaviour) { state.withLock { $0.signIn = behaviour } }
+    /// How `v2/accounts:revokeToken` answers (it records what it got first, whatever it does).
+    public func setRevoke(_ behaviour: SignInBehaviour) { state.withLock { $0.revoke = behaviour } }
+    public var revocations: [Revocation] { state.current.revocations }
     public func setFailDeletions(_ fail: Bool) { state.withLock { $0.failDeletions = fail } }
     /// Claims that replace (or, with `.null`, remove) those of the ID tokens `signInWithIdp` mints.
     public func setClaimOverrides(_ overrides: [(String, JSONValue)]) {
@@ -96,7 +111,7 @@ public final class FakeFirebase: @unchecked Sendable {
             let keys = state.current.firebaseKeys
             return .respond(.json(JWTMinter.jwks(keys), headers: [("Cache-Control", "public, max-age=19000")]))
         }
-        let operations = ["/v1/accounts:signInWithIdp", "/v1/accounts:delete", "/v1/token"]
+        let operations = ["/v1/accounts:signInWithIdp", "/v1/accounts:delete", "/v1/token", "/v2/accounts:revokeToken"]
         guard let operation = operations.first(where: { path.hasSuffix($0) }) else { return nil }
         guard request.method == "POST" else { return failure(404, "NOT_FOUND") }
         guard (request.header("x-goog-api-key") ?? query["key"]) == apiKey else {
@@ -105,6 +120,7 @@ public final class FakeFirebase: @unchecked Sendable {
         switch operation {
         case "/v1/accounts:signInWithIdp": return signInWithIdp(request, state: state)
         case "/v1/accounts:delete": return delete(request, state: state)
+        case "/v2/accounts:revokeToken": return revokeToken(request, state: state)
         default: return refresh(request, state: state)
         }
     }
@@ -190,6 +206,34 @@ public final class FakeFirebase: @unchecked Sendable {
         case "UNAVAILABLE": return failure(503, "UNAVAILABLE")
         case let reason?: return failure(400, reason)
         }
+    }
+
+    /// Records the request, then answers as told: normally a 200 with an empty object when the
+    /// ID token belongs to a live user and the request names apple.com and a CODE.
+    static func revokeToken(
+        _ request: LoopbackHTTPServer.Request, state: Locked<State>
+    ) -> LoopbackHTTPServer.Behaviour {
+        let body = try? JSONParser.parse(request.body)
+        let behaviour = state.withLock { s -> SignInBehaviour in
+            let idToken = body?["idToken"]?.stringValue ?? ""
+            let valid = s.idTokens[idToken].map { s.users[$0] != nil && !s.expiredTokens.contains(idToken) } ?? false
+            s.revocations.append(Revocation(
+                providerId: body?["providerId"]?.stringValue, tokenType: body?["tokenType"]?.stringValue,
+                token: body?["token"]?.stringValue, idTokenValid: valid, hasRedirectUri: body?["redirectUri"] != nil))
+            return s.revoke
+        }
+        switch behaviour {
+        case .hang(let seconds): return .hang(seconds: seconds)
+        case .error(let status, let message): return failure(status, message)
+        case .normal, .omitIdToken: break
+        }
+        guard let revocation = state.current.revocations.last, revocation.idTokenValid else {
+            return failure(400, "INVALID_ID_TOKEN")
+        }
+        guard revocation.providerId == "apple.com", revocation.tokenType == "CODE", revocation.token != nil else {
+            return failure(400, "INVALID_ARGUMENT")
+        }
+        return .respond(.json("{}"))
     }
 
     static func refresh(_ request: LoopbackHTTPServer.Request, state: Locked<State>) -> LoopbackHTTPServer.Behaviour {

@@ -87,6 +87,20 @@ public final class SigningKey: @unchecked Sendable {
         return out
     }
 
+    /// The private key as PKCS#8 PEM (`BEGIN PRIVATE KEY`), the form of Apple's `.p8` files.
+    public func privateKeyPEM() throws -> String {
+        defer { ERR_clear_error() }
+        guard let bio = BIO_new(BIO_s_mem()) else { throw SigningKeyError(step: "BIO_new") }
+        defer { BIO_free(bio) }
+        guard PEM_write_bio_PKCS8PrivateKey(bio, pkey, nil, nil, 0, nil, nil) == 1 else {
+            throw SigningKeyError(step: "PEM_write_bio_PKCS8PrivateKey")
+        }
+        var out = [UInt8](repeating: 0, count: Int(BIO_ctrl_pending(bio)))
+        let read = out.withUnsafeMutableBytes { BIO_read(bio, $0.baseAddress, Int32($0.count)) }
+        guard read == out.count else { throw SigningKeyError(step: "BIO_read") }
+        return String(decoding: out, as: UTF8.self)
+    }
+
     /// RS256: PKCS#1 v1.5 with SHA-256. ES256: ECDSA with SHA-256 as 64-byte r||s.
     public func sign(_ message: [UInt8]) throws -> [UInt8] {
         defer { ERR_clear_error() }

@@ -57,22 +57,35 @@ public enum AppleSignIn {
             now: context.now)
         guard let idToken = signedIn.idToken else { throw .upstream("relay signInWithIdp: 200 without an idToken") }
 
+        let subject = try relayAppleSubject(idToken: idToken, localId: signedIn.localId, firebase: firebase,
+                                            context: context)
+        guard subject == apple.subject else {
+            throw .invalidToken("relay: firebase.identities apple.com is not the Apple token's sub")
+        }
+        return ProviderIdentity(
+            provider: .apple, subject: apple.subject, email: apple.email, emailVerified: apple.emailVerified,
+            authoritativeForEmail: true, name: name)
+    }
+
+    /// Verifies the relay's Firebase ID token like a Google token (issuer and audience the project,
+    /// `sub` the relay user, signed in with apple.com) and returns the Apple `sub` inside it.
+    static func relayAppleSubject(
+        idToken: String, localId: String, firebase: Config.Firebase, context: RequestContext
+    ) throws(FrontdoorError) -> String {
         let issuer = "https://securetoken.google.com/" + firebase.projectId
         let policy = ClaimsPolicy(issuers: [issuer], audiences: [firebase.projectId])
         let verified = try IssuerTokens.verify(idToken, keysUrl: firebase.certsUrl, policy: policy, context: context)
-        guard verified.subject == signedIn.localId else {
+        guard verified.subject == localId else {
             throw .invalidToken("relay: Firebase sub is not the relay user")
         }
         let claims = verified.claims["firebase"]
         guard claims?["sign_in_provider"]?.stringValue == "apple.com" else {
             throw .invalidToken("relay: firebase.sign_in_provider is not apple.com")
         }
-        guard claims?["identities"]?["apple.com"]?.arrayValue?.first?.stringValue == apple.subject else {
-            throw .invalidToken("relay: firebase.identities apple.com is not the Apple token's sub")
+        guard let subject = claims?["identities"]?["apple.com"]?.arrayValue?.first?.stringValue else {
+            throw .invalidToken("relay: firebase.identities has no apple.com")
         }
-        return ProviderIdentity(
-            provider: .apple, subject: apple.subject, email: apple.email, emailVerified: apple.emailVerified,
-            authoritativeForEmail: true, name: name)
+        return subject
     }
 
     /// Direct mode: Apple's own keys, the same claim rules.
@@ -122,5 +135,7 @@ final class AppleAfterAnswer {
             let ceiling = context.now + config.processLifetimeSeconds
             RelayCleanup.retryDue(relay: relay, db: db, now: Clock.now()) { Clock.now() + perTry < ceiling }
         }
+        // Revocations a deletion could not finish are retried by sign-ins too.
+        AppleRevocation.AfterAnswer(context: context, plan: nil).retryDue(db: db)
     }
 }

@@ -73,7 +73,7 @@ public struct FirebaseRelay {
         return (idToken, json["refresh_token"]?.stringValue)
     }
 
-    private func send(_ url: String, json: JSONValue) throws(FrontdoorError) -> HTTPResponse {
+    func send(_ url: String, json: JSONValue) throws(FrontdoorError) -> HTTPResponse {
         try client.send(HTTPRequest(
             method: "POST", url: url,
             headers: [("Content-Type", "application/json"), ("X-Goog-Api-Key", firebase.apiKey)],

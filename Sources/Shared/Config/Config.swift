@@ -63,6 +63,15 @@ public struct Config: Sendable {
         public var resetRequestsPerClientPerHour: Int64 = 20
     }
 
+    /// `delete-account`: where the audit hash's key lives and how long revoking Apple may take.
+    public struct Deletion: Sendable {
+        /// The HMAC key for the audit record's account hash; nil: `audit-key` beside the database,
+        /// made once (mode 0600) by the first deletion.
+        public var auditKeyFile: String?
+        /// The time after the answer that revoking may use, capped by `processLifetimeSeconds`.
+        public var revocationBudgetSeconds: Int64
+    }
+
     public struct HTTP: Sendable {
         public var connectTimeoutSeconds: Double
         public var totalTimeoutSeconds: Double
@@ -93,6 +102,7 @@ public struct Config: Sendable {
     public var mail: Mail?
     public var passwordCost: PasswordCost
     public var limits: Limits
+    public var deletion = Deletion(auditKeyFile: nil, revocationBudgetSeconds: 20)
     /// The files secrets were read from (`firebase.apiKeyFile`, …), by key.
     public var secretFiles: [(key: String, path: String)] = []
 
@@ -236,6 +246,12 @@ public struct Config: Sendable {
             l.resetRequestsPerClientPerHour = try r.int(
                 "resetRequestsPerClientPerHour", default: l.resetRequestsPerClientPerHour, range: 1...100_000)
             config.limits = l
+            try r.rejectUnknown()
+        }
+        if var r = try top.section("deletion") {
+            config.deletion.auditKeyFile = try r.string("auditKeyFile")
+            if let file = config.deletion.auditKeyFile { config.secretFiles.append((r.key("auditKeyFile"), file)) }
+            config.deletion.revocationBudgetSeconds = try r.int("revocationBudgetSeconds", default: 20, range: 1...600)
             try r.rejectUnknown()
         }
         try top.rejectUnknown()

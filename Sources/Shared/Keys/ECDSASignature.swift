@@ -17,4 +17,23 @@ enum ECDSASignature {
         let body = first & 0x80 != 0 ? [0x00] + digits : Array(digits)
         return [0x02, UInt8(body.count)] + body
     }
+
+    /// The 64-byte r||s of a DER `SEQUENCE { INTEGER r, INTEGER s }` for P-256; nil for anything
+    /// else (long lengths, trailing bytes, negative or over-long integers).
+    static func raw(fromDER der: [UInt8]) -> [UInt8]? {
+        guard der.count >= 2, der[0] == 0x30, Int(der[1]) == der.count - 2 else { return nil }
+        var index = 2
+        var out: [UInt8] = []
+        for _ in 0..<2 {
+            guard index + 2 <= der.count, der[index] == 0x02 else { return nil }
+            let length = Int(der[index + 1])
+            let start = index + 2
+            guard length >= 1, length <= 33, start + length <= der.count, der[start] & 0x80 == 0 else { return nil }
+            let digits = der[start..<(start + length)].drop(while: { $0 == 0 })
+            guard digits.count <= 32 else { return nil }
+            out += [UInt8](repeating: 0, count: 32 - digits.count) + digits
+            index = start + length
+        }
+        return index == der.count ? out : nil
+    }
 }

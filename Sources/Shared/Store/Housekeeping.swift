@@ -17,6 +17,18 @@ public enum Housekeeping {
             DELETE FROM rate_limits WHERE (key_hash, window_start) IN
               (SELECT key_hash, window_start FROM rate_limits WHERE expires_at <= ? LIMIT ?)
             """),
+        // A revocation past its retry window keeps its outcome but loses the code and tokens.
+        ("apple_revocations expired", """
+            UPDATE apple_revocations SET state = 'expired', detail = 'retry window passed', code = NULL,
+              id_token = NULL, refresh_token = NULL, next_attempt_at = NULL
+            WHERE id IN (SELECT id FROM apple_revocations
+                         WHERE retry_until <= ? AND state IN ('scheduled', 'retry') LIMIT ?)
+            """),
+        // Settled outcomes are kept 30 days for the operator, then go.
+        ("apple_revocations", """
+            DELETE FROM apple_revocations WHERE id IN (SELECT id FROM apple_revocations
+              WHERE updated_at <= ? - 2592000 AND state NOT IN ('scheduled', 'retry') LIMIT ?)
+            """),
     ]
 
     /// Removes at most `limit` expired rows from each table; returns how many went, by table.

@@ -1,7 +1,7 @@
 /// The schema, one script per version: script `i` takes a database from version `i` to `i + 1`
 /// (`PRAGMA user_version`). Append new versions; never edit one that has shipped.
 enum Migrations {
-    static let scripts: [String] = [v1, v2, emailCodesAndLimits]
+    static let scripts: [String] = [v1, v2, emailCodesAndLimits, accountDeletion]
 
     static let v1 = """
         CREATE TABLE accounts (
@@ -95,5 +95,36 @@ enum Migrations {
           PRIMARY KEY (key_hash, window_start)
         ) STRICT, WITHOUT ROWID;
         CREATE INDEX rate_limits_expiry ON rate_limits(expires_at);
+        """
+
+    /// Account deletion (issue 5): an audit trail without personal data, and what revoking Sign in
+    /// with Apple needs after the answer. Neither references an account: both outlive it.
+    static let accountDeletion = """
+        CREATE TABLE deletion_audit (
+          id INTEGER PRIMARY KEY,
+          account_hash BLOB NOT NULL,          -- HMAC-SHA256 of the account id (deletion.auditKeyFile)
+          deleted_at INTEGER NOT NULL,
+          providers TEXT NOT NULL,             -- comma-separated: apple,google,password
+          apple_revocation TEXT NOT NULL,      -- the answer's appleRevocation value
+          revocation_id TEXT                   -- scheduled: its row in apple_revocations
+        ) STRICT;
+        CREATE TABLE apple_revocations (       -- one per deletion answered `scheduled`
+          id TEXT PRIMARY KEY,                 -- random, in syslog lines; says nothing about the person
+          mode TEXT NOT NULL,                  -- relay | direct
+          state TEXT NOT NULL,                 -- scheduled | retry | revoked | mismatch | failed | expired
+          detail TEXT,                         -- a short reason, never a token or code
+          client_id TEXT,                      -- the bundle id the code was issued to (direct mode)
+          code TEXT,                           -- Apple's authorization code, only while a retry may use it
+          id_token TEXT,                       -- relay: the relay user's Firebase ID token, for revokeToken
+          refresh_token TEXT,                  -- direct: Apple's refresh token when the code is spent
+          relay_cleanup_id INTEGER,            -- relay: its relay user, deleted once this settles
+          attempts INTEGER NOT NULL DEFAULT 0,
+          next_attempt_at INTEGER,             -- retry only
+          retry_until INTEGER,                 -- after this the secrets go and the state is expired
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX apple_revocations_due ON apple_revocations(state, next_attempt_at);
+        CREATE INDEX apple_revocations_until ON apple_revocations(retry_until);
         """
 }

@@ -1,0 +1,3 @@
+import Shared
+
+Endpoint.main(name: "delete-account", bodyOptional: true, handler: AccountDeletion.handle)

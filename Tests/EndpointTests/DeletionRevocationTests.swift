@@ -1,0 +1,191 @@
+import DevSupport
+import Shared
+import Testing
+
+/// Revoking Sign in with Apple after the answer, only for the same Apple account (issue 5, rule 6).
+@Suite struct DeletionRevocationTests {
+    @Test func withoutAFreshAuthorizationNothingIsRequested() throws {
+        let d = try DeletionWorld()
+        let code = try d.apple.issueCode()
+        let nonce = AppleWorld.nonce()
+        let stale = try d.apple.token(sub: "apple-nr", rawNonce: nonce, now: Clock.now() - 3600, code: code)
+        let otherApp = try d.apple.token(sub: "apple-nr", rawNonce: nonce, audience: "com.other.app", code: code)
+        let bodies: [(String, String)] = [
+            ("no body", "{}"),
+            ("empty strings", #"{"appleAuthorizationCode":"","appleIdentityToken":"","appleRawNonce":""}"#),
+            ("code only", JSONValue.object([("appleAuthorizationCode", .string(code))]).serialized),
+            ("no nonce", try d.freshBody(sub: "apple-nr").body.replacingNonce(with: "")),
+            ("wrong nonce", try d.freshBody(sub: "apple-nr").body.replacingNonce(with: AppleWorld.nonce())),
+            ("stale token", try d.freshBody(sub: "apple-nr", code: code, token: stale, nonce: nonce).body),
+            ("another app's token", try d.freshBody(sub: "apple-nr", code: code, token: otherApp, nonce: nonce).body),
+        ]
+        for (name, body) in bodies {
+            let (session, _) = try d.appleAccount("apple-nr")
+            let mark = d.w.firebasePaths.count
+            let answer = try d.delete(session, body: body)
+            #expect(answer.status == 200, "\(name): \(answer.rawBody)")
+            #expect(answer.body["appleRevocation"] == "not_requested", "\(name)")
+            #expect(d.firebasePaths(after: mark).isEmpty, "\(name)")
+        }
+        #expect(d.firebase.revocations.isEmpty)
+        #expect(try d.h.count("apple_revocations") == 0)
+    }
+
+    @Test func anotherAppleAccountsTokenRevokesNothing() throws {
+        let d = try DeletionWorld()
+        let (session, _) = try d.appleAccount("apple-mine")
+        let fresh = try d.freshBody(sub: "apple-someone-else")
+        let mark = d.w.firebasePaths.count
+        let answer = try d.delete(session, body: fresh.body)
+        #expect(answer.body == .object([("deleted", true), ("appleRevocation", "identity_mismatch")]))
+        #expect(try d.h.count("accounts") == 0)
+        #expect(d.firebasePaths(after: mark).isEmpty)
+        #expect(d.firebase.revocations.isEmpty)
+        #expect(try d.h.database().query("SELECT apple_revocation FROM deletion_audit").first?.text(0)
+            == "identity_mismatch")
+    }
+
+    @Test func relayRevokesTheCodeWithTheRelayUsersToken() throws {
+        let d = try DeletionWorld()
+        let (session, _) = try d.appleAccount("apple-rev", email: "rev@example.org")
+        let fresh = try d.freshBody(sub: "apple-rev")
+        let answer = try d.delete(session, body: fresh.body)
+        #expect(answer.body == .object([("deleted", true), ("appleRevocation", "scheduled")]), "\(answer.stderr)")
+        let revocations = d.firebase.revocations
+        #expect(revocations.count == 1)
+        #expect(revocations.first?.token == fresh.code)
+        #expect(revocations.first?.providerId == "apple.com")
+        #expect(revocations.first?.tokenType == "CODE")
+        #expect(revocations.first?.idTokenValid == true)
+        #expect(revocations.first?.hasRedirectUri == false)
+        let revoke = try #require(d.firebase.requests.first { $0.path.hasSuffix("/v2/accounts:revokeToken") })
+        #expect(revoke.header("x-goog-api-key") == FakeFirebase.apiKey)
+        // The relay user made for it is gone, and nothing secret is left in the row.
+        #expect(d.firebase.userCount == 0)
+        #expect(try d.h.count("relay_cleanups") == 0)
+        let row = try d.revocationRow()
+        #expect(row.state == "revoked")
+        #expect(!row.keepsSecrets)
+        #expect(!answer.stderr.contains(fresh.code))
+        // The nonce was claimed: the same fresh authorization cannot be used again.
+        let (other, _) = try d.appleAccount("apple-rev")
+        #expect(try d.delete(other, body: fresh.body).body["appleRevocation"] == "not_requested")
+    }
+
+    @Test func aCodeHashForAnotherCodeRevokesNothing() throws {
+        let d = try DeletionWorld()
+        let (session, _) = try d.appleAccount("apple-chash")
+        let fresh = try d.freshBody(sub: "apple-chash", codeHashOf: try d.apple.issueCode())
+        let answer = try d.delete(session, body: fresh.body)
+        #expect(answer.body["appleRevocation"] == "scheduled")
+        #expect(d.firebase.revocations.isEmpty)
+        let row = try d.revocationRow()
+        #expect(row.state == "mismatch")
+        #expect(row.detail?.contains("c_hash") == true)
+        #expect(!row.keepsSecrets)
+        #expect(d.firebase.userCount == 0)
+    }
+
+    @Test func aDeletionNeverWaitsForAHangingRevocation() throws {
+        let d = try DeletionWorld()
+        let (session, accountId) = try d.appleAccount("apple-hang")
+        d.firebase.setRevoke(.hang(seconds: 60))
+        let fresh = try d.freshBody(sub: "apple-hang")
+        let timed = try d.deleteTimed(session, body: fresh.body, accountId: accountId)
+        print("delete-account with revokeToken hanging: answer \(Int(timed.answerMillis)) ms, "
+              + "exit \(Int(timed.exitMillis)) ms (status \(timed.exitStatus))")
+        #expect(timed.answer.status == 200)
+        #expect(timed.answer.body["appleRevocation"] == "scheduled")
+        #expect(timed.answerMillis < 10_000)
+        #expect(timed.goneAtAnswer)
+        #expect(timed.exitStatus == 0)
+        #expect(timed.exitMillis < Double(DeletionWorld.processLifetime) * 1000 + 1000)
+        #expect(d.firebase.revocations.count == 1)
+        // Kept for a retry: the code and the relay user's token, and the relay user itself.
+        let row = try d.revocationRow()
+        #expect(row.state == "retry")
+        #expect(row.keepsSecrets)
+        #expect(d.firebase.userCount == 1)
+
+        // A later request retries it once it is due; then the relay user goes too.
+        d.firebase.setRevoke(.normal)
+        try d.h.database().run("UPDATE apple_revocations SET next_attempt_at = 0")
+        let (later, _) = try d.googleAccount("g-later")
+        #expect(try d.delete(later).status == 200)
+        #expect(d.firebase.revocations.count == 2)
+        #expect(d.firebase.revocations.last?.token == fresh.code)
+        #expect(try d.revocationRow().state == "revoked")
+        #expect(try !d.revocationRow().keepsSecrets)
+        #expect(d.firebase.userCount == 0)
+        #expect(try d.h.count("relay_cleanups") == 0)
+    }
+
+    @Test func aRetryWindowThatPassedDropsTheSecrets() throws {
+        let d = try DeletionWorld()
+        let (session, _) = try d.appleAccount("apple-expire")
+        d.firebase.setRevoke(.error(status: 503, message: "UNAVAILABLE"))
+        #expect(try d.delete(session, body: try d.freshBody(sub: "apple-expire").body).status == 200)
+        #expect(try d.revocationRow().state == "retry")
+        let db = try d.h.database()
+        try db.run("UPDATE apple_revocations SET retry_until = ?", [.integer(Clock.now() - 1)])
+        try Housekeeping.prune(db, now: Clock.now())
+        let row = try d.revocationRow()
+        #expect(row.state == "expired")
+        #expect(!row.keepsSecrets)
+    }
+}
+
+/// Direct mode: Apple's token endpoint with an ES256 client secret, then its revoke endpoint.
+@Suite struct DirectDeletionTests {
+    @Test func directModeExchangesTheCodeAndRevokesTheRefreshToken() throws {
+        let d = try DeletionWorld(mode: "direct")
+        let (session, _) = try d.appleAccount("apple-direct")
+        let fresh = try d.freshBody(sub: "apple-direct")
+        let answer = try d.delete(session, body: fresh.body)
+        #expect(answer.body["appleRevocation"] == "scheduled", "\(answer.stderr)")
+        #expect(d.apple.exchangedCodes == [fresh.code])
+        let refresh = try #require(d.apple.refreshToken(forCode: fresh.code))
+        #expect(d.apple.revokedTokens == [refresh])
+        let row = try d.revocationRow()
+        #expect(row.state == "revoked", "\(row.detail ?? "")")
+        #expect(!row.keepsSecrets)
+        #expect(d.firebase.requests.isEmpty)
+    }
+
+    @Test func directModeChecksSubAndCodeHashBeforeAnyExchange() throws {
+        let d = try DeletionWorld(mode: "direct")
+        let (first, _) = try d.appleAccount("apple-direct-2")
+        let mismatch = try d.delete(first, body: try d.freshBody(sub: "apple-direct-other").body)
+        #expect(mismatch.body["appleRevocation"] == "identity_mismatch")
+        let (second, _) = try d.appleAccount("apple-direct-2")
+        let wrongHash = try d.freshBody(sub: "apple-direct-2", codeHashOf: try d.apple.issueCode())
+        #expect(try d.delete(second, body: wrongHash.body).body["appleRevocation"] == "scheduled")
+        #expect(try d.revocationRow().state == "mismatch")
+        #expect(d.apple.exchangedCodes.isEmpty)
+        #expect(d.apple.revokedTokens.isEmpty)
+    }
+
+    @Test func directModeKeepsOnlyTheRefreshTokenWhenTheRevokeHangs() throws {
+        let d = try DeletionWorld(mode: "direct")
+        let (session, accountId) = try d.appleAccount("apple-direct-hang")
+        d.apple.setRevoke(.hang(seconds: 60))
+        let fresh = try d.freshBody(sub: "apple-direct-hang")
+        let timed = try d.deleteTimed(session, body: fresh.body, accountId: accountId)
+        #expect(timed.answerMillis < 10_000)
+        #expect(timed.goneAtAnswer)
+        #expect(timed.exitMillis < Double(DeletionWorld.processLifetime) * 1000 + 1000)
+        let kept = try d.h.database().query("SELECT state, code, refresh_token FROM apple_revocations").first
+        #expect(kept?.text(0) == "retry")
+        #expect(kept?[1] == .null)
+        #expect(kept?.text(2) == d.apple.refreshToken(forCode: fresh.code))
+    }
+}
+
+extension String {
+    /// The body with `appleRawNonce` replaced.
+    func replacingNonce(with nonce: String) throws -> String {
+        let json = try JSONParser.parse(Array(utf8))
+        let members = (json.objectValue ?? []).map { $0.0 == "appleRawNonce" ? ($0.0, JSONValue.string(nonce)) : $0 }
+        return JSONValue.object(members).serialized
+    }
+}
