@@ -26,13 +26,7 @@ public struct AppleToken: Sendable {
         let checked: CheckedClaims
         do throws(TokenError) {
             let jws = try CompactJWS.parse(token)
-            do throws(JSONParseError) {
-                claims = try JSONParser.parse(jws.payload)
-            } catch .duplicateMember {
-                throw .malformed("claims have a duplicate member")
-            } catch {
-                throw .malformed("claims JSON")
-            }
+            claims = try jws.claims()
             checked = try TokenVerifier.checkClaims(claims, policy: policy(bundleIds: bundleIds), now: now)
         } catch {
             throw error.frontdoorError

@@ -114,66 +114,43 @@ public final class CurlHTTPClient: HTTPClient {
         _ handle: UnsafeMutableRawPointer, _ request: HTTPRequest, _ headerList: UnsafeMutablePointer<curl_slist>?,
         _ context: UnsafeMutableRawPointer
     ) throws(FrontdoorError) {
-        func check(_ code: CURLcode, _ option: CURLoption) throws(FrontdoorError) {
-            guard code == CURLE_OK else {
-                throw .internal("curl_easy_setopt(\(option.rawValue)): \(String(cString: curl_easy_strerror(code)))")
-            }
-        }
-        func set(_ option: CURLoption, _ value: Int) throws(FrontdoorError) {
-            try check(frontdoor_curl_setopt_long(handle, option, value), option)
-        }
-        func set(_ option: CURLoption, _ value: String) throws(FrontdoorError) {
-            try check(frontdoor_curl_setopt_string(handle, option, value), option)
-        }
-        func set(_ option: CURLoption, offset value: Int) throws(FrontdoorError) {
-            try check(frontdoor_curl_setopt_off_t(handle, option, curl_off_t(value)), option)
-        }
-        func set(_ option: CURLoption, pointer value: UnsafeRawPointer?) throws(FrontdoorError) {
-            try check(frontdoor_curl_setopt_ptr(handle, option, value), option)
-        }
-        func set(_ option: CURLoption, callback: curl_write_callback) throws(FrontdoorError) {
-            try check(frontdoor_curl_setopt_write_callback(handle, option, callback), option)
-        }
-
-        try set(CURLOPT_URL, request.url)
+        let options = CurlOptions(handle: handle)
+        try options.set(CURLOPT_URL, request.url)
         // No signals: the process's own alarm (rule 9) must stay the only SIGALRM.
-        try set(CURLOPT_NOSIGNAL, 1)
-        try set(CURLOPT_PROTOCOLS_STR, "http,https")
-        try set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-        try set(CURLOPT_FOLLOWLOCATION, 0)
-        try set(CURLOPT_CONNECTTIMEOUT_MS, Self.millis(connectTimeoutSeconds))
-        try set(CURLOPT_TIMEOUT_MS, Self.millis(totalTimeoutSeconds))
+        try options.set(CURLOPT_NOSIGNAL, 1)
+        try options.set(CURLOPT_PROTOCOLS_STR, "http,https")
+        try options.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        try options.set(CURLOPT_FOLLOWLOCATION, 0)
+        try options.set(CURLOPT_CONNECTTIMEOUT_MS, Self.millis(connectTimeoutSeconds))
+        try options.set(CURLOPT_TIMEOUT_MS, Self.millis(totalTimeoutSeconds))
         // Refuses early when Content-Length says too much; the write callback catches the rest.
-        try set(CURLOPT_MAXFILESIZE_LARGE, offset: maxResponseBytes)
-        try set(CURLOPT_USERAGENT, "frontdoor")
+        try options.set(CURLOPT_MAXFILESIZE_LARGE, offset: maxResponseBytes)
+        try options.set(CURLOPT_USERAGENT, "frontdoor")
         // The defaults write to stdout, which in a CGI process is the answer: always set both.
-        try set(CURLOPT_WRITEFUNCTION, callback: CurlCallbacks.body)
-        try set(CURLOPT_WRITEDATA, pointer: context)
-        try set(CURLOPT_HEADERFUNCTION, callback: CurlCallbacks.header)
-        try set(CURLOPT_HEADERDATA, pointer: context)
-        try set(CURLOPT_HTTPHEADER, pointer: headerList)
+        try options.set(CURLOPT_WRITEFUNCTION, callback: CurlCallbacks.body)
+        try options.set(CURLOPT_WRITEDATA, pointer: context)
+        try options.set(CURLOPT_HEADERFUNCTION, callback: CurlCallbacks.header)
+        try options.set(CURLOPT_HEADERDATA, pointer: context)
+        try options.set(CURLOPT_HTTPHEADER, pointer: headerList)
 
         let method = request.method
         if method == "POST" || !request.body.isEmpty {
-            try set(CURLOPT_POST, 1)
+            try options.set(CURLOPT_POST, 1)
             // The size first, so COPYPOSTFIELDS copies that many bytes instead of calling strlen.
-            try set(CURLOPT_POSTFIELDSIZE_LARGE, offset: request.body.count)
+            try options.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: request.body.count)
             // Never a null pointer: libcurl would then read the body from stdin, the CGI request.
             if request.body.isEmpty {
-                try set(CURLOPT_COPYPOSTFIELDS, "")
+                try options.set(CURLOPT_COPYPOSTFIELDS, "")
             } else {
-                let code = request.body.withUnsafeBytes {
-                    frontdoor_curl_setopt_ptr(handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress)
-                }
-                try check(code, CURLOPT_COPYPOSTFIELDS)
+                try options.set(CURLOPT_COPYPOSTFIELDS, copying: request.body)
             }
-            if method != "POST" { try set(CURLOPT_CUSTOMREQUEST, method) }
+            if method != "POST" { try options.set(CURLOPT_CUSTOMREQUEST, method) }
         } else if method == "GET" {
-            try set(CURLOPT_HTTPGET, 1)
+            try options.set(CURLOPT_HTTPGET, 1)
         } else if method == "HEAD" {
-            try set(CURLOPT_NOBODY, 1)
+            try options.set(CURLOPT_NOBODY, 1)
         } else {
-            try set(CURLOPT_CUSTOMREQUEST, method)
+            try options.set(CURLOPT_CUSTOMREQUEST, method)
         }
     }
 

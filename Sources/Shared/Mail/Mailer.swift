@@ -35,39 +35,25 @@ public final class SMTPMailer: MailSender {
         let context = Unmanaged.passRetained(upload)
         defer { context.release() }
 
-        func check(_ code: CURLcode, _ option: CURLoption) throws(FrontdoorError) {
-            guard code == CURLE_OK else {
-                throw .internal("curl_easy_setopt(\(option.rawValue)): \(String(cString: curl_easy_strerror(code)))")
-            }
-        }
-        func set(_ option: CURLoption, _ value: Int) throws(FrontdoorError) {
-            try check(frontdoor_curl_setopt_long(handle, option, value), option)
-        }
-        func set(_ option: CURLoption, _ value: String) throws(FrontdoorError) {
-            try check(frontdoor_curl_setopt_string(handle, option, value), option)
-        }
-        try set(CURLOPT_URL, mail.smtpUrl)
-        try set(CURLOPT_PROTOCOLS_STR, "smtp,smtps")
+        let options = CurlOptions(handle: handle)
+        try options.set(CURLOPT_URL, mail.smtpUrl)
+        try options.set(CURLOPT_PROTOCOLS_STR, "smtp,smtps")
         // No signals: the process's own alarm (rule 9) must stay the only SIGALRM.
-        try set(CURLOPT_NOSIGNAL, 1)
+        try options.set(CURLOPT_NOSIGNAL, 1)
         let seconds = mail.timeoutSeconds
-        try set(CURLOPT_CONNECTTIMEOUT_MS, Int((min(seconds, 5) * 1000).rounded(.up)))
-        try set(CURLOPT_TIMEOUT_MS, Int((seconds * 1000).rounded(.up)))
-        if kind == .tls { try set(CURLOPT_USE_SSL, Int(CURLUSESSL_ALL.rawValue)) }
-        if let username = mail.username { try set(CURLOPT_USERNAME, username) }
-        if let password = mail.password { try set(CURLOPT_PASSWORD, password) }
-        try set(CURLOPT_MAIL_FROM, "<\(mail.from)>")
-        try check(frontdoor_curl_setopt_ptr(handle, CURLOPT_MAIL_RCPT, recipients), CURLOPT_MAIL_RCPT)
-        try set(CURLOPT_UPLOAD, 1)
-        try check(
-            frontdoor_curl_setopt_off_t(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(upload.bytes.count)),
-            CURLOPT_INFILESIZE_LARGE)
-        try check(frontdoor_curl_setopt_read_callback(handle, CURLOPT_READFUNCTION, MailUpload.read), CURLOPT_READFUNCTION)
-        try check(frontdoor_curl_setopt_ptr(handle, CURLOPT_READDATA, context.toOpaque()), CURLOPT_READDATA)
+        try options.set(CURLOPT_CONNECTTIMEOUT_MS, Int((min(seconds, 5) * 1000).rounded(.up)))
+        try options.set(CURLOPT_TIMEOUT_MS, Int((seconds * 1000).rounded(.up)))
+        if kind == .tls { try options.set(CURLOPT_USE_SSL, Int(CURLUSESSL_ALL.rawValue)) }
+        if let username = mail.username { try options.set(CURLOPT_USERNAME, username) }
+        if let password = mail.password { try options.set(CURLOPT_PASSWORD, password) }
+        try options.set(CURLOPT_MAIL_FROM, "<\(mail.from)>")
+        try options.set(CURLOPT_MAIL_RCPT, pointer: recipients)
+        try options.set(CURLOPT_UPLOAD, 1)
+        try options.set(CURLOPT_INFILESIZE_LARGE, offset: upload.bytes.count)
+        try options.set(CURLOPT_READFUNCTION, readCallback: MailUpload.read)
+        try options.set(CURLOPT_READDATA, pointer: context.toOpaque())
         // libcurl's default writes to stdout, which in a CGI process is the answer.
-        try check(
-            frontdoor_curl_setopt_write_callback(handle, CURLOPT_WRITEFUNCTION, MailUpload.discard),
-            CURLOPT_WRITEFUNCTION)
+        try options.set(CURLOPT_WRITEFUNCTION, callback: MailUpload.discard)
 
         let result = curl_easy_perform(handle)
         guard result == CURLE_OK else {

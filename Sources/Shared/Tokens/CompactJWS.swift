@@ -47,4 +47,16 @@ public struct CompactJWS: Sendable {
         return CompactJWS(
             header: header, payload: payload, signingInput: Array(bytes[..<dots[1]]), signature: signature)
     }
+
+    /// The payload as JSON claims (not yet checked): a document without duplicate member names.
+    /// Its shape (an object) is `TokenVerifier.checkClaims`'s to judge.
+    public func claims() throws(TokenError) -> JSONValue {
+        do throws(JSONParseError) {
+            return try JSONParser.parse(payload)
+        } catch .duplicateMember {
+            throw .malformed("claims have a duplicate member")
+        } catch {
+            throw .malformed("claims JSON")
+        }
+    }
 }

@@ -22,14 +22,7 @@ public enum TokenVerifier {
     {
         let jws = try CompactJWS.parse(token)
         try verifySignature(of: jws, with: keys)
-        let claims: JSONValue
-        do throws(JSONParseError) {
-            claims = try JSONParser.parse(jws.payload)
-        } catch .duplicateMember {
-            throw .malformed("claims have a duplicate member")
-        } catch {
-            throw .malformed("claims JSON")
-        }
+        let claims = try jws.claims()
         let checked = try checkClaims(claims, policy: policy, now: now)
         return VerifiedToken(
             header: jws.header, claims: claims, subject: checked.subject, issuer: checked.issuer,
