@@ -68,6 +68,7 @@ final class Harness: @unchecked Sendable {
         if let contentType { env["CONTENT_TYPE"] = contentType }
         if let contentLength { env["CONTENT_LENGTH"] = String(contentLength) }
         if let authorization { env["HTTP_AUTHORIZATION"] = authorization }
+        for (k, v) in TestLogs.childEnvironment { env[k] = v }
         for (k, v) in extra { env[k] = v }
         return env
     }

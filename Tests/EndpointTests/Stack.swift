@@ -34,6 +34,8 @@ final class Stack {
     deinit { stop() }
 
     func stop() {
+        // The programs' stderr reached nginx's error log: into the record for the log scan.
+        if let log = FileIO.readFile(varDir + "/nginx-error.log", limit: 64 << 20) { TestLogs.appendOutput(log) }
         _ = try? ChildProcess.run(
             "/bin/bash", arguments: [Stack.root + "/scripts/dev-stack", "stop", varDir],
             environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"], workDir: harness.dir)
