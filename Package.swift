@@ -33,7 +33,7 @@ let package = Package(
         .executableTarget(name: "frontdoor-dev", dependencies: ["DevSupport", "Shared"], swiftSettings: swiftSettings),
         // What the libFuzzer targets do with an input; replayed over the corpus by SharedTests.
         .target(name: "FuzzTargets", dependencies: ["Shared"], swiftSettings: swiftSettings),
-        // Stubs in the ordinary build; `make fuzz` builds them with -DFUZZING and libFuzzer (Fuzz/README.md).
+        // Stubs in the ordinary build; `make fuzz` builds them with -DFUZZING and libFuzzer (scripts/fuzz).
         .executableTarget(name: "fuzz-jws", dependencies: ["FuzzTargets"], path: "Fuzz/Sources/fuzz-jws"),
         .executableTarget(name: "fuzz-jwks", dependencies: ["FuzzTargets"], path: "Fuzz/Sources/fuzz-jwks"),
         .executableTarget(name: "fuzz-cgi", dependencies: ["FuzzTargets"], path: "Fuzz/Sources/fuzz-cgi"),

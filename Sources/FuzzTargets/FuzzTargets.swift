@@ -27,10 +27,11 @@ public enum FuzzTargets {
     /// The keys the `jws` seeds name (`fuzz-rsa`, `fuzz-ec`): public halves only, made once with openssl.
     static let keySet: JSONWebKeySet = (try? JSONWebKeySet.parse(fixedKeySet)) ?? JSONWebKeySet(keys: [])
 
-    /// Compact JWS parsing, the signature layer against `keySet`, then the claims checks on its
-    /// payload whatever the signature said (so the fuzzer reaches them without forging).
+    /// Apple's precheck, compact JWS parsing, the signature layer against `keySet`, then the claims
+    /// checks on its payload whatever the signature said (so the fuzzer reaches them without forging).
     public static func jws(_ input: [UInt8]) {
         let token = String(decoding: input, as: UTF8.self)
+        _ = try? AppleToken.precheck(token, rawNonce: "fuzz", bundleIds: ["com.example.frontdoor"], now: now)
         guard let jws = try? CompactJWS.parse(token) else { return }
         _ = try? verifySignature(of: jws, with: keySet)
         guard let claims = try? JSONParser.parse(jws.payload) else { return }
