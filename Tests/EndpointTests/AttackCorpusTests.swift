@@ -51,7 +51,10 @@ struct Attack: Sendable, CustomStringConvertible {
     let spendsNonce: Bool
     let build: @Sendable (Forge) throws -> String
 
-    init(_ name: String, _ status: Int = 401, spendsNonce: Bool = false, _ build: @escaping @Sendable (Forge) throws -> String) {
+    init(
+        _ name: String, _ status: Int = 401, spendsNonce: Bool = false,
+        _ build: @escaping @Sendable (Forge) throws -> String
+    ) {
         description = name
         self.status = status
         self.spendsNonce = spendsNonce
@@ -78,7 +81,9 @@ struct Attack: Sendable, CustomStringConvertible {
         Attack("PS256 header") { try $0.sign(header: [("alg", "PS256")]) },
         Attack("ES256 header on an RSA key", spendsNonce: true) { try $0.sign(header: [("alg", "ES256")]) },
         Attack("alg as a number") { try $0.sign(header: [("alg", 256)]) },
-        Attack("kid with path traversal", spendsNonce: true) { try $0.sign(header: [("kid", "../../../../etc/passwd")]) },
+        Attack("kid with path traversal", spendsNonce: true) {
+            try $0.sign(header: [("kid", "../../../../etc/passwd")])
+        },
         Attack("kid with SQL", spendsNonce: true) {
             try $0.sign(header: [("kid", "x' OR '1'='1'; DROP TABLE accounts; --")])
         },

@@ -46,7 +46,8 @@ import Testing
                 #expect(answer.map { $0.status < 500 } == true, "\(op): \(result.stdoutText) \(result.stderrText)")
             }
         }
-        print("CrashSafetyTests: \(kills) runs, \(killed) killed mid-way, \(finished) finished first; window \(window) µs")
+        print("CrashSafetyTests: \(kills) runs, \(killed) killed mid-way, \(finished) finished first; "
+              + "window \(window) µs")
         #expect(killed >= kills / 5, "the window should catch most runs mid-way")
 
         let db = try h.database()
@@ -90,8 +91,8 @@ import Testing
                 people.google[sub] = people.next % 3 == 0 ? nil : "crash\(people.next)@gmail.com"
             }
             program = "signin-google"
-            body = JSONValue.object([("idToken", .string(try h.google.token(sub: sub, email: people.google[sub] ?? nil)))])
-                .serialized
+            let token = try h.google.token(sub: sub, email: people.google[sub] ?? nil)
+            body = JSONValue.object([("idToken", .string(token))]).serialized
         case .appleRelayNew, .appleRelayReturning:
             let sub: String
             if op == .appleRelayReturning, let known = people.apple.sorted().randomElement(using: &random) {
@@ -110,7 +111,8 @@ import Testing
         let bytes = Array(body.utf8)
         let env = h.environment(
             method: "POST", contentType: "application/json", contentLength: bytes.count, authorization: nil, extra: [:])
-        let started = try ChildProcess.start(Harness.binDir + "/" + program, environment: env, stdin: bytes, workDir: h.dir)
+        let started = try ChildProcess.start(
+            Harness.binDir + "/" + program, environment: env, stdin: bytes, workDir: h.dir)
         if let killAfter {
             usleep(UInt32(killAfter))
             kill(started.pid, SIGKILL)

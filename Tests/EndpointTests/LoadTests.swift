@@ -34,7 +34,8 @@ import Testing
             ("http", .object([("connectTimeoutSeconds", 2), ("totalTimeoutSeconds", 10)])),
             ("processLifetimeSeconds", 30),
         ])
-        let stack = try Stack(world.h, environment: ["FRONTDOOR_RATE_LIMIT": "off", "FRONTDOOR_FCGIWRAP_CHILDREN": "16"])
+        let stack = try Stack(
+            world.h, environment: ["FRONTDOOR_RATE_LIMIT": "off", "FRONTDOOR_FCGIWRAP_CHILDREN": "16"])
         defer { stack.stop() }
 
         // A third Google only, a third Apple only, a third both; about four requests per person.
@@ -49,7 +50,9 @@ import Testing
             plan.append((p, via, try body(people[p], via, world)))
         }
 
-        let requests = plan.map { (path: $0.via == .google ? "/auth/signin-google" : "/auth/signin-apple", body: $0.body) }
+        let requests = plan.map {
+            (path: $0.via == .google ? "/auth/signin-google" : "/auth/signin-apple", body: $0.body)
+        }
         let outcomes = Locked([Outcome](repeating: Outcome(), count: total))
         let next = Locked(0)
         _ = CurlHTTPClient()  // libcurl's global set-up, once, before the threads
@@ -92,7 +95,9 @@ import Testing
         #expect(errors.isEmpty, "\(byStatus)")
         // One account per person, whichever way and however often they came.
         var accountsOf: [Int: Set<String>] = [:]
-        for (i, r) in results.enumerated() { if let id = r.accountId { accountsOf[plan[i].person, default: []].insert(id) } }
+        for (i, r) in results.enumerated() {
+            if let id = r.accountId { accountsOf[plan[i].person, default: []].insert(id) }
+        }
         let split = accountsOf.filter { $0.value.count != 1 }
         #expect(split.isEmpty, "people with more than one account: \(split.keys.sorted())")
         #expect(try world.h.count("accounts") == Int64(Set(plan.map { $0.person }).count))

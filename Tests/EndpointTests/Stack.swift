@@ -25,7 +25,8 @@ final class Stack {
         let result = try ChildProcess.run(
             "/bin/bash",
             arguments: [Stack.root + "/scripts/dev-stack", "start", varDir, String(port), Harness.binDir, harness.configPath],
-            environment: environment.merging(["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"]) { $1 }, workDir: harness.dir)
+            environment: environment.merging(["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"]) { $1 },
+            workDir: harness.dir)
         guard result.exitStatus == 0 else {
             throw HarnessError("dev-stack start failed (\(result.exitStatus)): \(result.stderrText)")
         }
