@@ -16,7 +16,10 @@ LOCALSTATEDIR ?= /var
 RUN_USER ?= www-data
 ENDPOINTS := signin-google signin-apple signin-email verify-email sign-out delete-account
 
-.PHONY: deps build release test run stop clean bench install
+.PHONY: deps build release test run stop clean bench install fuzz fuzz-seeds sanitize load crash
+# Everything the tests' processes wrote, and the secrets the tests used: scanned after make test.
+LOG_DIR := $(VAR)/test-logs
+FUZZ_SECONDS ?= 60
 
 # Installs the Debian packages the build and the tests need, when root and when missing.
 deps:
@@ -39,10 +42,11 @@ release: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 
 test: build release
-	@mkdir -p $(VAR)
+	@mkdir -p $(VAR) && rm -rf $(LOG_DIR) && mkdir -p $(LOG_DIR)
 	@start=$$(date +%s); \
-	FRONTDOOR_BIN_DIR="$$($(SWIFT) build --show-bin-path)" FRONTDOOR_ROOT="$(CURDIR)" \
+	FRONTDOOR_BIN_DIR="$$($(SWIFT) build --show-bin-path)" FRONTDOOR_ROOT="$(CURDIR)" FRONTDOOR_LOG_DIR=$(LOG_DIR) \
 	    $(SWIFT) test --skip-build 2>&1 | tee $(VAR)/test.log; status=$${PIPESTATUS[0]}; \
+	scripts/check-logs $(LOG_DIR) || status=1; \
 	tests/release-test.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)" || status=1; \
 	tests/install-test.sh || status=1; \
 	echo "make test: $$(( $$(date +%s) - start )) s of tests"; exit $$status
@@ -96,3 +100,38 @@ clean: stop
 bench: deps
 	@command -v wrk >/dev/null || { [ "$$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk </dev/null; } || true
 	scripts/bench
+
+# Hostile input and faults (README, "Hostile input and faults").
+# libFuzzer on the token, key-set and CGI parsers, FUZZ_SECONDS (60) each; crashes in var/fuzz/crashes/.
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz
+
+# Rewrites the seed corpus in Fuzz/corpus/ (tokens minted with real signatures).
+fuzz-seeds: build
+	FRONTDOOR_WRITE_FUZZ_SEEDS=1 $(SWIFT) test --skip-build --filter FuzzReplayTests.writeSeedsWhenAsked
+
+# The whole suite, programs included, under AddressSanitizer; the unit tests under ThreadSanitizer.
+sanitize: deps
+	@mkdir -p $(VAR); start=$$(date +%s); \
+	rm -rf $(VAR)/sanitize-logs && mkdir -p $(VAR)/sanitize-logs; \
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build/asan && \
+	FRONTDOOR_BIN_DIR="$$($(SWIFT) build --sanitize=address --scratch-path .build/asan --show-bin-path)" \
+	    FRONTDOOR_ROOT="$(CURDIR)" FRONTDOOR_LOG_DIR=$(VAR)/sanitize-logs $(SWIFT) test --skip-build \
+	    --sanitize=address --scratch-path .build/asan --disable-xctest \
+	    2>&1 | tee $(VAR)/sanitize-address.log; status=$${PIPESTATUS[0]}; \
+	if grep -l "Sanitizer" $(VAR)/sanitize-logs/stderr.log; then echo "sanitize: a program reported" >&2; status=1; fi; \
+	echo "sanitize: address: $$(( $$(date +%s) - start )) s"; start=$$(date +%s); \
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan && \
+	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan --disable-xctest --filter SharedTests \
+	    2>&1 | tee $(VAR)/sanitize-thread.log; [ $${PIPESTATUS[0]} = 0 ] || status=1; \
+	echo "sanitize: thread: $$(( $$(date +%s) - start )) s"; exit $$status
+
+# 2,000 mixed sign-ins through nginx + fcgiwrap at concurrency 16, release binaries.
+load: build release
+	FRONTDOOR_BIN_DIR="$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)" FRONTDOOR_ROOT="$(CURDIR)" \
+	    FRONTDOOR_LOAD_REQUESTS=$${FRONTDOOR_LOAD_REQUESTS:-2000} $(SWIFT) test --skip-build --filter LoadTests
+
+# 600 sign-ins SIGKILLed at seeded random moments (make test runs 100); FRONTDOOR_SEED replays one.
+crash: build
+	FRONTDOOR_BIN_DIR="$$($(SWIFT) build --show-bin-path)" FRONTDOOR_ROOT="$(CURDIR)" \
+	    FRONTDOOR_KILLS=$${FRONTDOOR_KILLS:-600} $(SWIFT) test --skip-build --filter CrashSafetyTests

@@ -36,7 +36,14 @@ let package = Package(
         // Loopback stand-ins for Google and friends: used by the tests and by `make run`, never deployed.
         .target(name: "DevSupport", dependencies: ["Shared", "COpenSSL", "CSystem"], swiftSettings: swiftSettings),
         .executableTarget(name: "frontdoor-dev", dependencies: ["DevSupport", "Shared"], swiftSettings: swiftSettings),
-        .testTarget(name: "SharedTests", dependencies: ["Shared", "DevSupport"], swiftSettings: swiftSettings),
+        // What the libFuzzer targets do with an input; replayed over the corpus by SharedTests.
+        .target(name: "FuzzTargets", dependencies: ["Shared"], swiftSettings: swiftSettings),
+        // Stubs in the ordinary build; `make fuzz` builds them with -DFUZZING and libFuzzer (scripts/fuzz).
+        .executableTarget(name: "fuzz-jws", dependencies: ["FuzzTargets"], path: "Fuzz/Sources/fuzz-jws"),
+        .executableTarget(name: "fuzz-jwks", dependencies: ["FuzzTargets"], path: "Fuzz/Sources/fuzz-jwks"),
+        .executableTarget(name: "fuzz-cgi", dependencies: ["FuzzTargets"], path: "Fuzz/Sources/fuzz-cgi"),
+        .testTarget(
+            name: "SharedTests", dependencies: ["Shared", "DevSupport", "FuzzTargets"], swiftSettings: swiftSettings),
         .testTarget(name: "EndpointTests", dependencies: ["Shared", "DevSupport"], swiftSettings: swiftSettings),
     ]
 )

@@ -34,6 +34,7 @@ public struct CGIAnswer: Sendable {
             }
         }
         guard let status, let body = try? JSONParser.parse(bodyText) else { return nil }
+        for name in ["sessionToken", "ticket", "email"] { TestLogs.register(body[name]?.stringValue) }
         return CGIAnswer(
             status: status, headers: headers, body: body, rawBody: bodyText, stderr: result.stderrText,
             exitStatus: result.exitStatus)

@@ -113,6 +113,7 @@ public struct ChildProcess {
         let code: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         let out = FileIO.readFile(stdoutPath, limit: 64 << 20) ?? []
         let err = FileIO.readFile(stderrPath, limit: 64 << 20) ?? []
+        TestLogs.appendOutput(err)
         unlink(stdoutPath)
         unlink(stderrPath)
         return Result(exitStatus: code, stdout: out, stderr: err)

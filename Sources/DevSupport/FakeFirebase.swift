@@ -165,6 +165,7 @@ public final class FakeFirebase: @unchecked Sendable {
                 user = existing
             } else {
                 guard let localId = try? randomId(21), let refresh = try? randomId(48) else { return nil }
+                TestLogs.register(refresh)
                 user = User(localId: localId, appleSub: verified.subject, email: verified.email,
                             emailVerified: verified.emailVerified, refreshToken: refresh)
                 s.users[localId] = user

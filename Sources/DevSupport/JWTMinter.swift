@@ -17,7 +17,9 @@ public enum JWTMinter {
     /// Signs the header and claims text exactly as given (duplicate members and all).
     public static func mint(rawHeader: String, rawClaims: String, key: SigningKey) throws -> String {
         let input = signingInput(rawHeader, rawClaims)
-        return input + "." + Base64URL.encode(try key.sign(Array(input.utf8)))
+        let token = input + "." + Base64URL.encode(try key.sign(Array(input.utf8)))
+        record(token, rawClaims)
+        return token
     }
 
     /// An HS256 token with `secret` as the HMAC key: the key-confusion attack, where the secret is
@@ -30,12 +32,21 @@ public enum JWTMinter {
         var length: UInt32 = 0
         let result = HMAC(EVP_sha256(), secret, Int32(secret.count), message, message.count, &mac, &length)
         guard result != nil, length == 32 else { throw SigningKeyError(step: "HMAC") }
-        return input + "." + Base64URL.encode(mac)
+        let token = input + "." + Base64URL.encode(mac)
+        record(token, rawClaims)
+        return token
     }
 
     /// `{"keys":[...]}` JSON text with each key's public JWK.
     public static func jwks(_ keys: [SigningKey]) -> String {
         JSONValue.object([("keys", .array(keys.map { $0.publicJWK() }))]).serialized
+    }
+
+    /// For the log scan: the token and any email in its claims.
+    private static func record(_ token: String, _ rawClaims: String) {
+        guard TestLogs.directory != nil else { return }
+        TestLogs.register(token)
+        if let claims = try? JSONParser.parse(rawClaims) { TestLogs.registerEmails(in: claims) }
     }
 
     private static func signingInput(_ rawHeader: String, _ rawClaims: String) -> String {

@@ -17,14 +17,16 @@ final class Stack {
         return parts.joined(separator: "/")
     }()
 
-    init(_ harness: Harness) throws {
+    /// `environment`: dev-stack's switches (`FRONTDOOR_RATE_LIMIT=off`, `FRONTDOOR_FCGIWRAP_CHILDREN`).
+    init(_ harness: Harness, environment: [String: String] = [:]) throws {
         self.harness = harness
         varDir = harness.dir + "/stack"
         port = try Stack.freePort()
         let result = try ChildProcess.run(
             "/bin/bash",
             arguments: [Stack.root + "/scripts/dev-stack", "start", varDir, String(port), Harness.binDir, harness.configPath],
-            environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"], workDir: harness.dir)
+            environment: environment.merging(["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"]) { $1 },
+            workDir: harness.dir)
         guard result.exitStatus == 0 else {
             throw HarnessError("dev-stack start failed (\(result.exitStatus)): \(result.stderrText)")
         }
@@ -33,6 +35,8 @@ final class Stack {
     deinit { stop() }
 
     func stop() {
+        // The programs' stderr reached nginx's error log: into the record for the log scan.
+        if let log = FileIO.readFile(varDir + "/nginx-error.log", limit: 64 << 20) { TestLogs.appendOutput(log) }
         _ = try? ChildProcess.run(
             "/bin/bash", arguments: [Stack.root + "/scripts/dev-stack", "stop", varDir],
             environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"], workDir: harness.dir)

@@ -16,9 +16,10 @@ public struct AppleToken: Sendable {
         ClaimsPolicy(issuers: [issuer], audiences: Set(bundleIds))
     }
 
-    /// The cheap checks of the relay, before anything leaves the box: shape, `iss`, `aud` one of
-    /// `bundleIds`, `exp`/`iat`/`nbf`, `sub`, and `nonce` equal to the lowercase hex SHA-256 of
-    /// `rawNonce` (a token without a nonce is refused).
+    /// The cheap checks, before the nonce is spent and anything leaves the box: shape, header
+    /// (`alg` allow-list, no `jku`/`x5u`/`jwk`/`x5c`/`crit`), `iss`, `aud` one of `bundleIds`,
+    /// `exp`/`iat`/`nbf`, `sub`, and `nonce` equal to the lowercase hex SHA-256 of `rawNonce` (a
+    /// token without a nonce is refused).
     public static func precheck(
         _ token: String, rawNonce: String, bundleIds: [String], now: UnixTime
     ) throws(FrontdoorError) -> AppleToken {
@@ -26,6 +27,9 @@ public struct AppleToken: Sendable {
         let checked: CheckedClaims
         do throws(TokenError) {
             let jws = try CompactJWS.parse(token)
+            // The allow-list and forbidden headers too: `alg: none` or a `jku` must not spend the
+            // nonce or reach Firebase (found by the attack corpus, issue 8).
+            _ = try checkedHeader(jws.header)
             claims = try jws.claims()
             checked = try TokenVerifier.checkClaims(claims, policy: policy(bundleIds: bundleIds), now: now)
         } catch {

@@ -76,7 +76,7 @@ public enum Endpoint {
     }
 
     /// Method, content type and JSON shape, in that order, each with its own code.
-    static func parseBody(_ request: CGIRequest, optional: Bool) throws(FrontdoorError) -> JSONValue {
+    public static func parseBody(_ request: CGIRequest, optional: Bool) throws(FrontdoorError) -> JSONValue {
         guard request.method == "POST" else {
             throw FrontdoorError(.methodNotAllowed, "Only POST is accepted here.")
         }

@@ -1,0 +1,150 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import DevSupport
+import Shared
+import Testing
+
+/// Issue 8, load: mixed sign-ins through nginx + fcgiwrap (rate limit off, 16 fcgiwrap children)
+/// at concurrency 16. New and returning people, Google and Apple relay, some people with both
+/// (same address, so the second provider joins the first's account). No 5xx, one account per
+/// person, and a busy store never shows. `FRONTDOOR_LOAD_REQUESTS` (200 in `make test`, 2,000 in
+/// `make load`), `FRONTDOOR_LOAD_CONCURRENCY` (16), `FRONTDOOR_SEED`.
+@Suite struct LoadTests {
+    enum Via { case google, apple }
+
+    struct Person {
+        let ways: [Via]
+        let googleSub: String
+        let appleSub: String
+        let email: String
+    }
+
+    struct Outcome {
+        var status = 0
+        var millis = 0.0
+        var accountId: String?
+    }
+
+    @Test func mixedSignInsThroughNginx() throws {
+        let total = environmentInt("FRONTDOOR_LOAD_REQUESTS", 200)
+        let concurrency = environmentInt("FRONTDOOR_LOAD_CONCURRENCY", 16)
+        var random = SeededRandom.fromEnvironment("LoadTests")
+        let world = try AppleWorld(config: [
+            ("http", .object([("connectTimeoutSeconds", 2), ("totalTimeoutSeconds", 10)])),
+            ("processLifetimeSeconds", 30),
+        ])
+        let stack = try Stack(
+            world.h, environment: ["FRONTDOOR_RATE_LIMIT": "off", "FRONTDOOR_FCGIWRAP_CHILDREN": "16"])
+        defer { stack.stop() }
+
+        // A third Google only, a third Apple only, a third both; about four requests per person.
+        let people = (0..<max(8, total / 4)).map { i in
+            Person(ways: [[.google], [.apple], [.google, .apple]][i % 3], googleSub: "load-g-\(i)",
+                   appleSub: "load-a-\(i)", email: "load.person\(i)@gmail.com")
+        }
+        var plan: [(person: Int, via: Via, body: String)] = []
+        for _ in 0..<total {
+            let p = Int.random(in: 0..<people.count, using: &random)
+            let via = people[p].ways.randomElement(using: &random) ?? .google
+            plan.append((p, via, try body(people[p], via, world)))
+        }
+
+        let requests = plan.map {
+            (path: $0.via == .google ? "/auth/signin-google" : "/auth/signin-apple", body: $0.body)
+        }
+        let outcomes = Locked([Outcome](repeating: Outcome(), count: total))
+        let next = Locked(0)
+        _ = CurlHTTPClient()  // libcurl's global set-up, once, before the threads
+        let url = stack.baseURL
+        let started = Clock.monotonicMillis()
+        Workers.run(concurrency) {
+            let client = CurlHTTPClient(connectTimeoutSeconds: 5, totalTimeoutSeconds: 60)
+            while true {
+                let i = next.withLock { n -> Int in
+                    n += 1
+                    return n - 1
+                }
+                guard i < total else { return }
+                let t0 = Clock.monotonicMillis()
+                var outcome = Outcome()
+                if let response = try? client.send(HTTPRequest(
+                    method: "POST", url: url + requests[i].path, headers: [("Content-Type", "application/json")],
+                    body: Array(requests[i].body.utf8)))
+                {
+                    outcome.status = response.status
+                    outcome.accountId = response.json?["accountId"]?.stringValue
+                }
+                outcome.millis = Clock.monotonicMillis() - t0
+                outcomes.withLock { $0[i] = outcome }
+            }
+        }
+        let seconds = (Clock.monotonicMillis() - started) / 1000
+        let results = outcomes.current
+
+        let errors = results.filter { $0.status != 200 }
+        let times = results.map { $0.millis }.sorted()
+        let p50 = times[times.count / 2], p99 = times[min(times.count - 1, times.count * 99 / 100)]
+        var byStatus: [Int: Int] = [:]
+        for r in results { byStatus[r.status, default: 0] += 1 }
+        print("LoadTests: \(total) requests at concurrency \(concurrency) in \(fmt(seconds)) s: served "
+              + "\(results.count - errors.count), errors \(errors.count) \(byStatus), "
+              + "\(fmt(Double(total) / seconds)) req/s, p50 \(fmt(p50)) ms, p99 \(fmt(p99)) ms")
+
+        #expect(results.allSatisfy { $0.status > 0 && $0.status < 500 }, "no 5xx and no lost request: \(byStatus)")
+        #expect(errors.isEmpty, "\(byStatus)")
+        // One account per person, whichever way and however often they came.
+        var accountsOf: [Int: Set<String>] = [:]
+        for (i, r) in results.enumerated() {
+            if let id = r.accountId { accountsOf[plan[i].person, default: []].insert(id) }
+        }
+        let split = accountsOf.filter { $0.value.count != 1 }
+        #expect(split.isEmpty, "people with more than one account: \(split.keys.sorted())")
+        #expect(try world.h.count("accounts") == Int64(Set(plan.map { $0.person }).count))
+        #expect(try StoreInvariants.violations(try world.h.database()) == [])
+        // A busy store is retried inside the programs, never answered or logged as a failure.
+        let log = stack.errorLog()
+        #expect(!log.contains("busy") && !log.contains("locked") && !log.contains("status=5"))
+    }
+
+    func body(_ person: Person, _ via: Via, _ world: AppleWorld) throws -> String {
+        switch via {
+        case .google:
+            return JSONValue.object([("idToken", .string(
+                try world.h.google.token(sub: person.googleSub, email: person.email)))]).serialized
+        case .apple:
+            let nonce = AppleWorld.nonce()
+            return AppleWorld.body(
+                try world.apple.token(sub: person.appleSub, rawNonce: nonce, email: person.email), nonce: nonce)
+        }
+    }
+
+    func fmt(_ x: Double) -> String {
+        let tenths = Int((x * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+}
+
+/// `count` threads running `body` to its end, joined before returning.
+enum Workers {
+    final class Job: @unchecked Sendable {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+
+    static func run(_ count: Int, _ body: @escaping @Sendable () -> Void) {
+        var threads: [pthread_t] = []
+        for _ in 0..<count {
+            var thread = pthread_t()
+            let job = Unmanaged.passRetained(Job(body)).toOpaque()
+            let rc = pthread_create(&thread, nil, { raw in
+                guard let raw else { return nil }
+                let job = Unmanaged<Job>.fromOpaque(raw).takeRetainedValue()
+                job.body()
+                return nil
+            }, job)
+            if rc == 0 { threads.append(thread) } else { Unmanaged<Job>.fromOpaque(job).release() }
+        }
+        for thread in threads { pthread_join(thread, nil) }
+    }
+}

@@ -1,0 +1,128 @@
+import DevSupport
+import Shared
+import Testing
+
+/// Issue 8, outside faults: each outbound service made slow, refusing, failing, talking garbage,
+/// never ending or answering too much. The request ends within its bound with 503
+/// `upstream_unavailable`, nothing is half-written, and the nonce comes back (rule 5): the same
+/// token signs in once the service is well again.
+@Suite struct OutsideFaultTests {
+    /// The outbound calls a sign-in makes before it answers. The mail server joins here once
+    /// email sign-in lands (a `Service` whose fault server stands in for `mail.smtpUrl`).
+    enum Service: String, CaseIterable, Sendable {
+        case googleKeys = "Google keys"
+        case identityToolkit = "Firebase signInWithIdp"
+        case securetokenKeys = "securetoken keys"
+        case appleKeys = "Apple keys (direct)"
+
+        var kind: TokenEndpoint.Kind {
+            switch self {
+            case .googleKeys: .google
+            case .identityToolkit, .securetokenKeys: .appleRelay
+            case .appleKeys: .appleDirect
+            }
+        }
+    }
+
+    enum Fault: String, CaseIterable, Sendable {
+        case hang, refuse, status500, garbage, endlessBody
+        /// The real answer padded with spaces past `http.maxResponseBytes`: valid JSON, had it been read whole.
+        case oversized
+    }
+
+    static let maxResponseBytes = 65_536
+    static var cases: [(Service, Fault)] { Service.allCases.flatMap { s in Fault.allCases.map { (s, $0) } } }
+
+    @Test(arguments: cases)
+    func faultEndsIn503WithinItsBound(_ service: Service, _ fault: Fault) throws {
+        let http: (String, JSONValue) = ("http", .object([
+            ("connectTimeoutSeconds", 1), ("totalTimeoutSeconds", .number(AppleWorld.totalTimeout)),
+            ("maxResponseBytes", .number(Double(Self.maxResponseBytes))),
+        ]))
+        let endpoint = try TokenEndpoint(service.kind, config: [http])
+        let real = realAnswer(service, endpoint)
+        let server = try LoopbackHTTPServer { request in
+            switch fault {
+            case .hang: return .hang(seconds: 30)
+            case .refuse: return .close
+            case .status500: return .respond(.json(#"{"error":{"code":500,"message":"INTERNAL"}}"#, status: 500))
+            case .garbage: return .garbage
+            case .endlessBody: return .endlessBody
+            case .oversized:
+                guard case .respond(var response) = real(request) else { return real(request) }
+                response.body += [UInt8](repeating: 0x20, count: 2 * Self.maxResponseBytes)
+                return .respond(response)
+            }
+        }
+        defer { server.stop() }
+        // Refusing is a port nobody listens on, not a server that hangs up.
+        let faultURL = fault == .refuse ? "http://127.0.0.1:\(try Stack.freePort())" : server.baseURL
+        try writeConfig(endpoint, service, faultURL: faultURL, extra: [http])
+
+        let nonce = AppleWorld.nonce()
+        let forge = Forge(key: endpoint.key, claims: endpoint.claims(rawNonce: nonce), now: Clock.now())
+        let token = try forge.sign(claims: [("sub", .string("fault-\(service)-\(fault)"))])
+        let started = Clock.monotonicMillis()
+        let answer = try endpoint.send(token, rawNonce: nonce)
+        let seconds = (Clock.monotonicMillis() - started) / 1000
+        let label = "\(service.rawValue), \(fault)"
+        #expect(answer.status == 503, "\(label): \(answer.status) \(answer.rawBody) \(answer.stderr)")
+        #expect(answer.errorCode == "upstream_unavailable", "\(label)")
+        #expect(answer.exitStatus == 0, "\(label)")
+        // One outbound call of 2 s at most before the answer, and a little tidying after it.
+        #expect(seconds < 3 * AppleWorld.totalTimeout + 2, "\(label): \(seconds) s")
+        for table in ["accounts", "identities", "sessions", "tickets", "nonces", "relay_cleanups"] {
+            #expect(try endpoint.h.count(table) == 0, "\(label): \(table) written")
+        }
+
+        // Well again: the same token and nonce sign in, once.
+        try writeConfig(endpoint, service, faultURL: nil, extra: [http])
+        let retry = try endpoint.send(token, rawNonce: nonce)
+        #expect(retry.status == 200, "\(label), retry: \(retry.rawBody) \(retry.stderr)")
+        #expect(try endpoint.h.count("accounts") == 1)
+    }
+
+    /// What the healthy service would answer, for the oversized fault to pad.
+    func realAnswer(
+        _ service: Service, _ endpoint: TokenEndpoint
+    ) -> @Sendable (LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Behaviour {
+        let notFound = LoopbackHTTPServer.Behaviour.respond(.json("{}", status: 404))
+        switch service {
+        case .googleKeys:
+            let google = endpoint.h.google
+            return { google.respond(to: $0) }
+        case .identityToolkit, .securetokenKeys:
+            guard let firebase = endpoint.apple?.firebase else { return { _ in notFound } }
+            return { firebase.respond(to: $0) ?? notFound }
+        case .appleKeys:
+            guard let apple = endpoint.apple?.apple else { return { _ in notFound } }
+            return { apple.respond(to: $0) ?? notFound }
+        }
+    }
+
+    /// The endpoint's config with the one service's URL pointed at `faultURL` (nil: the healthy fake).
+    func writeConfig(_ e: TokenEndpoint, _ service: Service, faultURL: String?, extra: [(String, JSONValue)]) throws {
+        switch service {
+        case .googleKeys:
+            try e.h.writeConfig([("google", .object([
+                ("clientIds", .array([.string(FakeGoogle.clientId)])),
+                ("certsUrl", .string(faultURL.map { $0 + "/google/certs" } ?? e.h.google.certsURL)),
+            ]))] + extra)
+        case .identityToolkit, .securetokenKeys, .appleKeys:
+            guard let world = e.apple else { return }
+            var members = world.configMembers()
+            let (section, key, path) = switch service {
+            case .identityToolkit: ("firebase", "identityToolkitUrl", "")
+            case .securetokenKeys: ("firebase", "certsUrl", FakeFirebase.certsPath)
+            default: ("apple", "keysUrl", FakeApple.keysPath)
+            }
+            if let faultURL, let i = members.firstIndex(where: { $0.0 == section }),
+                case .object(var inner) = members[i].1, let j = inner.firstIndex(where: { $0.0 == key })
+            {
+                inner[j].1 = .string(faultURL + path)
+                members[i].1 = .object(inner)
+            }
+            try e.h.writeConfig(members + extra)
+        }
+    }
+}

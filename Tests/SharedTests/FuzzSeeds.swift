@@ -1,0 +1,103 @@
+import DevSupport
+import FuzzTargets
+import Shared
+
+/// The seed corpus for `make fuzz`: well-formed inputs of every shape the parsers know, plus the
+/// classic attacks, so the fuzzer starts deep in the code rather than at the first byte check.
+enum FuzzSeeds {
+    struct Failure: Error {}
+
+    static let now = 1_800_000_000.0
+
+    static func claims(_ extra: [(String, JSONValue)] = []) -> String {
+        var members: [(String, JSONValue)] = [
+            ("iss", "https://accounts.google.com"), ("aud", "fuzz.apps.googleusercontent.com"),
+            ("sub", "110169484474386276334"), ("iat", .number(now - 10)), ("exp", .number(now + 3590)),
+            ("email", "someone@example.com"), ("email_verified", true),
+        ]
+        for (name, value) in extra {
+            members.removeAll { $0.0 == name }
+            members.append((name, value))
+        }
+        return JSONValue.object(members).serialized
+    }
+
+    static func jws() throws -> [(String, [UInt8])] {
+        let rsa = try SigningKey.rsa(kid: "fuzz-rsa")
+        let ec = try SigningKey.p256(kid: "fuzz-ec")
+        func header(_ alg: String, _ kid: String, _ extra: String = "") -> String {
+            #"{"alg":"\#(alg)","kid":"\#(kid)","typ":"JWT"\#(extra)}"#
+        }
+        let apple = claims([
+            ("iss", "https://appleid.apple.com"), ("aud", "com.example.frontdoor"), ("nonce", "ab12"),
+            ("email_verified", "true"), ("is_private_email", "false"),
+        ])
+        var tokens: [(String, String)] = [
+            ("rs256", try JWTMinter.mint(rawHeader: header("RS256", "fuzz-rsa"), rawClaims: claims(), key: rsa)),
+            ("es256", try JWTMinter.mint(rawHeader: header("ES256", "fuzz-ec"), rawClaims: claims(), key: ec)),
+            ("apple", try JWTMinter.mint(rawHeader: header("RS256", "fuzz-rsa"), rawClaims: apple, key: rsa)),
+            ("aud-array", try JWTMinter.mint(
+                rawHeader: header("RS256", "fuzz-rsa"),
+                rawClaims: claims([("aud", .array(["fuzz.apps.googleusercontent.com", "other"]))]), key: rsa)),
+            ("nbf-fraction", try JWTMinter.mint(
+                rawHeader: header("RS256", "fuzz-rsa"), rawClaims: claims([("nbf", .number(now - 0.5))]), key: rsa)),
+            ("duplicate-claims", try JWTMinter.mint(
+                rawHeader: header("RS256", "fuzz-rsa"), rawClaims: #"{"sub":"a","sub":"b"}"#, key: rsa)),
+            ("crit", try JWTMinter.mint(
+                rawHeader: header("RS256", "fuzz-rsa", #","crit":["exp"]"#), rawClaims: claims(), key: rsa)),
+            ("jku", try JWTMinter.mint(
+                rawHeader: header("RS256", "fuzz-rsa", #","jku":"https://evil.example/k""#), rawClaims: claims(),
+                key: rsa)),
+            ("hs256", try JWTMinter.mintHS256(
+                rawHeader: header("HS256", "fuzz-rsa"), rawClaims: claims(), secret: Array("secret".utf8))),
+        ]
+        let b64 = { (text: String) in Base64URL.encode(Array(text.utf8)) }
+        tokens.append(("alg-none", b64(#"{"alg":"none"}"#) + "." + b64(claims()) + "."))
+        tokens.append(("five-parts", "eyJhbGciOiJSU0EtT0FFUCJ9.a.b.c.d"))
+        tokens.append(("escapes", b64(#"{"alg":"RS256","kid":"\u0066uzz-rsa\ud83d\ude00"}"#) + "." + b64("{}") + ".AA"))
+        return tokens.map { ($0.0, Array($0.1.utf8)) }
+    }
+
+    static func jwks() throws -> [(String, [UInt8])] {
+        let rsa = try SigningKey.rsa(kid: "r1")
+        let ec = try SigningKey.p256(kid: "e1")
+        let restricted = JSONValue.object([
+            ("keys", .array([
+                rsa.publicJWK(extra: [("use", "enc")]), ec.publicJWK(extra: [("key_ops", .array(["verify"]))]),
+                .object([("kty", "oct"), ("kid", "h1"), ("k", "c2VjcmV0")]),
+            ])),
+        ]).serialized
+        let documents: [(String, String)] = [
+            ("google.json", JWTMinter.jwks([rsa, ec])),
+            ("fixed.json", fixedKeySet),
+            ("restricted.json", restricted),
+            ("empty.json", #"{"keys":[]}"#),
+            ("small-rsa.json", #"{"keys":[{"kty":"RSA","kid":"s","n":"AQAB","e":"AQAB"}]}"#),
+            ("ec-off-curve.json", #"{"keys":[{"kty":"EC","crv":"P-256","x":"AAAA","y":"AAAA","kid":"o"}]}"#),
+        ]
+        return documents.map { ($0.0, Array($0.1.utf8)) }
+    }
+
+    static func cgi() throws -> [(String, [UInt8])] {
+        func request(_ env: [String], _ body: String) -> [UInt8] {
+            Array((env.joined(separator: "\n") + "\n\n" + body).utf8)
+        }
+        let google = #"{"idToken":"eyJhbGciOiJSUzI1NiJ9.e30.AA"}"#
+        let apple = #"{"identityToken":"a.b.c","rawNonce":"0123abcd","givenName":"Ada","familyName":"L"}"#
+        let email = #"{"action":"register","email":"a@b.c","password":"pw","acceptAsTyped":true}"#
+        let post = ["REQUEST_METHOD=POST", "CONTENT_TYPE=application/json"]
+        return [
+            ("google", request(post + ["CONTENT_LENGTH=\(google.utf8.count)"], google)),
+            ("apple", request(post + ["CONTENT_LENGTH=\(apple.utf8.count)"], apple)),
+            ("email", request(post + ["CONTENT_LENGTH=\(email.utf8.count)"], email)),
+            ("sign-out", request(
+                ["REQUEST_METHOD=POST", "CONTENT_LENGTH=0", "HTTP_AUTHORIZATION=Bearer abc", "FUZZ_OPTIONAL=1"], "")),
+            ("charset", request(
+                ["REQUEST_METHOD=POST", "CONTENT_TYPE=application/json; charset=utf-8", "CONTENT_LENGTH=2"], "{}")),
+            ("short", request(post + ["CONTENT_LENGTH=99"], "{}")),
+            ("oversized", request(post + ["CONTENT_LENGTH=99999"], "{}")),
+            ("get", request(["REQUEST_METHOD=GET"], "")),
+            ("nested", request(post + ["CONTENT_LENGTH=40"], #"{"a":[1,-2.5e3,true,null,{"b":"\u00e9"}]}"#)),
+        ]
+    }
+}
