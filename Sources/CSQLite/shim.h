@@ -1,5 +1,6 @@
 #ifndef FRONTDOOR_CSQLITE_SHIM_H
 #define FRONTDOOR_CSQLITE_SHIM_H
+#include <stddef.h>
 #include <sqlite3.h>
 
 // Swift cannot call C variadic functions or use SQLITE_TRANSIENT (a cast of -1 to a function
@@ -23,5 +24,24 @@ static inline int frontdoor_sqlite3_bind_text_transient(sqlite3_stmt *stmt, int 
 /// Binds a blob SQLite copies at once; a zero-length blob must go through sqlite3_bind_zeroblob.
 static inline int frontdoor_sqlite3_bind_blob_transient(sqlite3_stmt *stmt, int index, const void *bytes, int length) {
     return sqlite3_bind_blob(stmt, index, bytes, length, SQLITE_TRANSIENT);
+}
+/// The WAL hook frontdoor installs instead of SQLite's automatic checkpoint: it only records the
+/// WAL's frame count after each commit. The automatic checkpoint cannot work for us: no process
+/// outlives its request, each one rebuilds the WAL index when it opens and so forgets what was
+/// checkpointed, and the WAL is never restarted; it grew to 12 MB, re-read by every process.
+static int frontdoor_sqlite3_record_wal_frames(void *context, sqlite3 *db, const char *name, int frames) {
+    (void)db;
+    (void)name;
+    *(int *)context = frames;
+    return SQLITE_OK;
+}
+
+static inline void frontdoor_sqlite3_watch_wal(sqlite3 *db, int *frames) {
+    sqlite3_wal_hook(db, frontdoor_sqlite3_record_wal_frames, frames);
+}
+
+/// Removes the busy handler, so a checkpoint that would have to wait gives up at once instead.
+static inline int frontdoor_sqlite3_no_busy_handler(sqlite3 *db) {
+    return sqlite3_busy_handler(db, NULL, NULL);
 }
 #endif

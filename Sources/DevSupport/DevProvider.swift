@@ -65,23 +65,28 @@ public enum DevProvider {
         while true { pause() }
     }
 
+    /// The development provider makes new keys at every start, while the store may still hold the
+    /// last run's key set for an hour: a query naming this start keys the cache afresh (the fakes
+    /// ignore it), so a restarted `make run` never waits out the one-refetch-a-minute rule.
+    static var keysQuery: String { "?start=\(Clock.now())" }
+
     public static func config(databasePath: String, providerURL: String, smtpPort: Int = smtpPort) -> JSONValue {
         .object([
             ("databasePath", .string(databasePath)),
             ("development", true),
             ("google", .object([
                 ("clientIds", .array([.string(FakeGoogle.clientId)])),
-                ("certsUrl", .string(providerURL + "/google/certs")),
+                ("certsUrl", .string(providerURL + "/google/certs" + keysQuery)),
             ])),
             ("apple", .object([
                 ("bundleIds", .array([.string(FakeApple.bundleId)])), ("mode", "relay"),
-                ("keysUrl", .string(providerURL + FakeApple.keysPath)),
+                ("keysUrl", .string(providerURL + FakeApple.keysPath + keysQuery)),
             ])),
             ("firebase", .object([
                 ("projectId", .string(FakeFirebase.projectId)), ("apiKey", .string(FakeFirebase.apiKey)),
                 ("identityToolkitUrl", .string(providerURL + "/identitytoolkit")),
                 ("securetokenUrl", .string(providerURL + "/securetoken")),
-                ("certsUrl", .string(providerURL + FakeFirebase.certsPath)),
+                ("certsUrl", .string(providerURL + FakeFirebase.certsPath + keysQuery)),
             ])),
             ("mail", .object([("smtpUrl", .string("smtp://127.0.0.1:\(smtpPort)")), ("from", "frontdoor-dev@localhost")])),
         ])

@@ -22,6 +22,12 @@ public enum Endpoint {
                 + formatMillis(Clock.monotonicMillis() - started))
         if let detail = outcome.detail { FileIO.log("frontdoor endpoint=\(name) detail=\(detail)") }
         if outcome.configBroken { exit(1) }
+        // Every process re-reads the WAL when it opens: the one whose commit made it long empties it.
+        if let context = outcome.context, context.usedDatabase, let db = try? context.database(),
+            db.walFrameCount >= 64
+        {
+            context.runAfterAnswer { db.tidyWAL() }
+        }
         if let context = outcome.context, context.usedDatabase, Housekeeping.isDue() {
             context.runAfterAnswer {
                 if let db = try? context.database() { _ = try? Housekeeping.prune(db, now: context.now) }

@@ -14,9 +14,10 @@ import Glibc
 /// - A short back-off busy handler (see `BusyHandler`) instead of SQLite's 100 ms sleeps.
 /// - `SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE` and `SQLITE_FCNTL_PERSIST_WAL`: a process's close neither
 ///   checkpoints nor deletes the WAL, which would otherwise cost every request about 0.3 ms. The
-///   WAL then keeps old page images, including deleted rows, until the next checkpoint: SQLite's
-///   automatic one when it passes 64 pages (`wal_autocheckpoint`, kept small because each process
-///   re-reads the WAL when it opens), or `checkpoint()`, which a deletion should call.
+///   WAL then keeps old page images, including deleted rows, until the next checkpoint:
+///   `tidyWAL()`, which requests call after their answer once the WAL passes 64 pages (SQLite's
+///   automatic checkpoint is replaced: see the WAL hook in shim.h), or `checkpoint()`, which a
+///   deletion calls.
 ///
 /// Errors: a lock still held after `busyTimeoutMillis` throws `upstream_unavailable` (503, retry
 /// after one second); every other failure throws `internal` with a detail
@@ -30,6 +31,8 @@ public final class Database {
     private var handle: OpaquePointer?
     private let busy: BusyHandler
     private let busyTimeoutMillis: Int
+    /// The WAL's frame count after this connection's last commit (the WAL hook writes it).
+    private let walFrames: UnsafeMutablePointer<Int32>
     private var cache: [String: Statement] = [:]
 
     /// Opens the database at `path`, creating the file with mode 0600 if missing (its directory
@@ -38,6 +41,8 @@ public final class Database {
     public init(path: String, busyTimeoutMillis: Int = 5000) throws(FrontdoorError) {
         self.busyTimeoutMillis = busyTimeoutMillis
         busy = BusyHandler(timeoutMillis: busyTimeoutMillis)
+        walFrames = .allocate(capacity: 1)
+        walFrames.initialize(to: 0)
         do throws(FrontdoorError) {
             try Self.createFile(path)
             handle = try Self.openHandle(path)
@@ -51,6 +56,8 @@ public final class Database {
 
     deinit {
         close()
+        // After the close: SQLite no longer holds the hook's pointer.
+        walFrames.deallocate()
     }
 
     /// Runs one statement with `params` bound to its `?` placeholders and returns every row.
@@ -88,7 +95,7 @@ public final class Database {
     }
 
     /// Copies the WAL into the database and truncates it to zero bytes, so deleted rows no longer
-    /// sit in it. Throws `upstream_unavailable` when other connections kept it from finishing within
+    /// sit in it. Unlike `tidyWAL`, waits (up to the busy timeout) for other connections. Throws `upstream_unavailable` when other connections kept it from finishing within
     /// the busy timeout; after a deletion that has committed, log that and carry on.
     public func checkpoint() throws(FrontdoorError) {
         guard sqlite3_get_autocommit(try openHandle()) != 0 else {
@@ -97,6 +104,22 @@ public final class Database {
         let rows = try query("PRAGMA wal_checkpoint(TRUNCATE)")
         if rows.first?.int(0) == 1 {
             throw SQLiteError.make("checkpoint", SQLITE_BUSY, "other connections kept the WAL from being truncated")
+        }
+    }
+
+    /// The WAL's length in frames (pages) after this connection's last commit; 0 before any.
+    public var walFrameCount: Int { Int(walFrames.pointee) }
+
+    /// Checkpoints and empties the WAL once it holds `threshold` frames, without waiting for other
+    /// connections (when one is busy it checkpoints what it can and leaves the rest). Every process
+    /// re-reads the whole WAL when it opens, so keeping it short keeps every request cheap; callers
+    /// do this after their answer is out.
+    public func tidyWAL(threshold: Int = 64) {
+        guard let db = handle, walFrameCount >= threshold, sqlite3_get_autocommit(db) != 0 else { return }
+        guard frontdoor_sqlite3_no_busy_handler(db) == SQLITE_OK else { return }
+        defer { try? busy.install(on: db) }
+        if let row = try? query("PRAGMA wal_checkpoint(TRUNCATE)").first, row.int(0) == 0 {
+            walFrames.pointee = 0
         }
     }
 
@@ -195,15 +218,10 @@ public final class Database {
         var persistWAL: Int32 = 1
         rc = frontdoor_sqlite3_persist_wal(db, &persistWAL)
         guard rc == SQLITE_OK else { throw SQLiteError.make(db, "file_control PERSIST_WAL", rc) }
-        // No process outlives its request, so every open rebuilds the WAL index by reading the whole
-        // WAL (the close keeps it): a checkpoint every 64 pages keeps that read near 128 KiB instead
-        // of growing to SQLite's default 1000 pages (4 MiB, ~2 M instructions per 1.3 MB measured).
-        for pragma in [
-            "PRAGMA foreign_keys = ON", "PRAGMA synchronous = FULL", "PRAGMA secure_delete = ON",
-            "PRAGMA wal_autocheckpoint = 64",
-        ] {
+        for pragma in ["PRAGMA foreign_keys = ON", "PRAGMA synchronous = FULL", "PRAGMA secure_delete = ON"] {
             try Statement.executeScript(db, pragma)
         }
+        frontdoor_sqlite3_watch_wal(db, walFrames)
     }
 
     // MARK: - Migrations
