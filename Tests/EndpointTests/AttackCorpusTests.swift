@@ -172,7 +172,9 @@ struct Attack: Sendable, CustomStringConvertible {
         },
         Attack("aud empty array") { try $0.sign(claims: [("aud", .array([]))]) },
         Attack("empty sub", notAJWT: true) { try $0.sign(claims: [("sub", "")]) },
-        Attack("sub of 300 bytes", deletionRevocation: "identity_mismatch") { try $0.sign(claims: [("sub", .string(String(repeating: "s", count: 300)))]) },
+        Attack("sub of 300 bytes", deletionRevocation: "identity_mismatch") {
+            try $0.sign(claims: [("sub", .string(String(repeating: "s", count: 300)))])
+        },
         Attack("token of 200 KB", 413) { f in try f.sign() + String(repeating: "A", count: 200 * 1024) },
     ]
 
