@@ -146,7 +146,8 @@ import Testing
             } else {
                 people.next += 1
                 // Every fourth takes a Google person's address: refused as taken, or made first.
-                email = people.next % 4 == 0 ? "crash\(people.next - 1)@gmail.com" : "crash-e-\(people.next)@example.org"
+                email = people.next % 4 == 0
+                    ? "crash\(people.next - 1)@gmail.com" : "crash-e-\(people.next)@example.org"
                 people.email[email] = people.email[email] ?? "crash password \(people.next)"
             }
             let password = people.email[email] ?? ""
@@ -155,7 +156,6 @@ import Testing
                 ("action", .string(op == .emailLogin ? "login" : "register")), ("email", .string(email)),
                 ("password", .string(password)),
             ]).serialized
-            Harness.registerSecrets(of: Array(body.utf8), authorization: nil)
         case .deleteAccount:
             // Someone new each time, signed in unkilled: the deletion is what gets killed.
             people.next += 1
@@ -169,6 +169,7 @@ import Testing
             people.deletions.append((accountId, false))
         }
         let bytes = Array(body.utf8)
+        Harness.registerSecrets(of: bytes, authorization: authorization)
         let env = h.environment(
             method: "POST", contentType: "application/json", contentLength: bytes.count, authorization: authorization,
             extra: [:])
@@ -178,7 +179,8 @@ import Testing
             usleep(UInt32(killAfter))
             kill(started.pid, SIGKILL)
         }
-        let result = ChildProcess.finish(pid: started.pid, stdoutPath: started.stdoutPath, stderrPath: started.stderrPath)
+        let result = ChildProcess.finish(
+            pid: started.pid, stdoutPath: started.stdoutPath, stderrPath: started.stderrPath)
         if op == .deleteAccount, CGIAnswer.parse(result)?.status == 200, let last = people.deletions.indices.last {
             people.deletions[last].answered = true
         }
