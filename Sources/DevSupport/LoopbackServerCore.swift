@@ -1,4 +1,3 @@
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -24,7 +23,9 @@ final class LoopbackServerCore: Sendable {
     }
 
     let port: Int
-    let state: Mutex<State>
+    /// `Locked` (a pthread mutex), not `Synchronization.Mutex`: on Linux the latter waits on a futex
+    /// inside the uninstrumented standard library, so ThreadSanitizer saw its critical sections race.
+    let state: Locked<State>
     private let listenFD: Int32
     /// One end of a socket pair that `stop()` writes to and nobody reads, so it stays readable: every
     /// poll that includes it wakes.
@@ -64,7 +65,7 @@ final class LoopbackServerCore: Sendable {
         wakeFD = pipeFDs[0]
         wakeWriteFD = pipeFDs[1]
         self.port = Int(UInt16(bigEndian: address.sin_port))
-        state = Mutex(State(handler: handler))
+        state = Locked(State(handler: handler))
         guard spawn({ $0.acceptLoop() }) else {
             close(listenFD)
             throw LoopbackServerError("pthread_create", errno: EAGAIN)

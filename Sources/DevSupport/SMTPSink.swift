@@ -4,11 +4,24 @@ import Glibc
 import Shared
 
 /// A real SMTP server on 127.0.0.1 that keeps what it receives, for tests and `make run`: EHLO/HELO,
-/// MAIL FROM, RCPT TO, DATA, RSET, NOOP, QUIT. It can be told to refuse (554 at the greeting) or
-/// to hang (accept the connection and say nothing). One thread accepts, one serves each connection;
+/// MAIL FROM, RCPT TO, DATA, RSET, NOOP, QUIT. It can be told to misbehave the ways a mail server
+/// does (`Mode`), for the outside-fault tests. One thread accepts, one serves each connection;
 /// they keep the sink alive, so call `stop()` when done with it.
 public final class SMTPSink: @unchecked Sendable {
-    public enum Mode: Sendable { case accept, refuse, hang }
+    public enum Mode: Sendable {
+        case accept
+        /// 554 at the greeting.
+        case refuse
+        /// Accepts the connection and says nothing.
+        case hang
+        /// Behaves until `verb` (`MAIL`, `RCPT`, `DATA`, or `.` for the end of the message), then
+        /// answers `reply` to it instead (a 4xx or 5xx line) and keeps no message.
+        case rejectAt(_ verb: String, reply: String)
+        /// Answers the greeting and every line with bytes that are not SMTP.
+        case garbage
+        /// A multi-line greeting that never ends (`220-` lines until the client leaves).
+        case endlessReply
+    }
 
     public struct Message: Sendable {
         public let from: String
@@ -131,13 +144,29 @@ public final class SMTPSink: @unchecked Sendable {
     }
 
     private func serve(_ session: inout SMTPSinkSession) {
-        switch state.current.mode {
+        let mode = state.current.mode
+        var rejectVerb = "", rejectReply = ""
+        switch mode {
         case .hang:
             session.waitForStop()
             return
         case .refuse:
             session.reply("554 5.3.2 frontdoor-sink is not taking mail")
             return
+        case .garbage:
+            let junk = "HTTP/1.1 200 OK\u{1}\u{7F}\u{FFFD}{\"not\": \"smtp\"}"
+            guard session.reply(junk) else { return }
+            while session.readLine() != nil { guard session.reply(junk) else { return } }
+            return
+        case .endlessReply:
+            var line = 0
+            while !state.current.stopping, session.reply("220-frontdoor-sink line \(line) of a greeting without end") {
+                line += 1
+            }
+            return
+        case .rejectAt(let verb, let reply):
+            (rejectVerb, rejectReply) = (verb.uppercased(), reply)
+            session.reply("220 frontdoor-sink ESMTP")
         case .accept:
             session.reply("220 frontdoor-sink ESMTP")
         }
@@ -145,6 +174,10 @@ public final class SMTPSink: @unchecked Sendable {
         var recipients: [String] = []
         while let line = session.readLine() {
             let verb = line.prefix(4).uppercased()
+            if verb == rejectVerb {
+                session.reply(rejectReply)
+                continue
+            }
             switch verb {
             case "EHLO": session.reply("250-frontdoor-sink\r\n250-8BITMIME\r\n250 SIZE 1048576")
             case "HELO": session.reply("250 frontdoor-sink")
@@ -162,6 +195,11 @@ public final class SMTPSink: @unchecked Sendable {
                 }
                 session.reply("354 End data with <CR><LF>.<CR><LF>")
                 guard let data = session.readData() else { return }
+                if rejectVerb == "." {
+                    recipients = []
+                    session.reply(rejectReply)
+                    continue
+                }
                 let message = Message(from: from, recipients: recipients, data: data)
                 state.withLock { $0.messages.append(message) }
                 onMessage?(message)
@@ -223,15 +261,18 @@ struct SMTPSinkSession {
         self.wakeFD = wakeFD
     }
 
-    func reply(_ text: String) {
+    /// Sends one line; false once the peer has gone.
+    @discardableResult
+    func reply(_ text: String) -> Bool {
         let bytes = Array((text + "\r\n").utf8)
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if sent < 0 && errno == EINTR { continue }
-            guard sent > 0 else { return }
+            guard sent > 0 else { return false }
             offset += sent
         }
+        return true
     }
 
     func waitForStop() {

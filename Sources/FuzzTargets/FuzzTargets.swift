@@ -73,6 +73,14 @@ public enum FuzzTargets {
         _ = try? json.requiredString("idToken")
         _ = try? json.optionalString("rawNonce", maxBytes: 512)
         _ = try? json.optionalBool("acceptAsTyped")
+        // signin-email's address check (typo suggestions included), verify-email's and
+        // delete-account's members.
+        if let email = try? json.optionalString("email", maxBytes: 320) {
+            _ = EmailValidation.normalise(email, acceptAsTyped: (try? json.optionalBool("acceptAsTyped")) == true)
+        }
+        for name in ["action", "password", "ticket", "code", "appleAuthorizationCode", "appleIdentityToken"] {
+            _ = try? json.optionalString(name, maxBytes: 16_384)
+        }
         let again = try? JSONParser.parse(json.serialized)
         precondition(again == json, "JSON did not survive its own writer")
     }

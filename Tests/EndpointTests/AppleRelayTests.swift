@@ -99,6 +99,7 @@ import Testing
         #expect(try w.signInNew(sub: "apple-warm").status == 200)
         let nonce = AppleWorld.nonce()
         let body = Array(AppleWorld.body(try w.apple.token(sub: "apple-5", rawNonce: nonce), nonce: nonce).utf8)
+        Harness.registerSecrets(of: body, authorization: nil)
         let env = w.h.environment(
             method: "POST", contentType: "application/json", contentLength: body.count, authorization: nil, extra: [:])
         let started = try (0..<4).map { _ in

@@ -49,16 +49,35 @@ struct Attack: Sendable, CustomStringConvertible {
     /// Whether the token passes every check made before the nonce is claimed (rule 5: a nonce
     /// sent out is spent), so an Apple endpoint may keep one nonce row for it.
     let spendsNonce: Bool
+    /// Whether `delete-account` cannot read a subject from it (not three base64url parts, claims
+    /// not a JSON object, no string `sub`): refused with 400 before anything is deleted.
+    let notAJWT: Bool
+    /// `delete-account`'s `appleRevocation` when not the one `deletionAnswer` derives.
+    let deletionRevocation: String?
     let build: @Sendable (Forge) throws -> String
 
     init(
-        _ name: String, _ status: Int = 401, spendsNonce: Bool = false,
-        _ build: @escaping @Sendable (Forge) throws -> String
+        _ name: String, _ status: Int = 401, spendsNonce: Bool = false, notAJWT: Bool = false,
+        deletionRevocation: String? = nil, _ build: @escaping @Sendable (Forge) throws -> String
     ) {
         description = name
         self.status = status
         self.spendsNonce = spendsNonce
+        self.notAJWT = notAJWT
+        self.deletionRevocation = deletionRevocation
         self.build = build
+    }
+
+    /// What `delete-account` answers with this as its fresh `appleIdentityToken` (README,
+    /// delete-account): a token it cannot read is refused before anything is deleted; one it can
+    /// read deletes the account and revokes nothing, answering `not_requested` when it fails a
+    /// check made before answering, `identity_mismatch` when its `sub` is another's, and
+    /// `scheduled` when only its signature or key is wrong (checked after the answer, where it
+    /// stops the revocation).
+    var deletionAnswer: (status: Int, revocation: String?) {
+        if status == 413 { return (413, nil) }
+        if notAJWT { return (400, nil) }
+        return (200, deletionRevocation ?? (spendsNonce ? "scheduled" : "not_requested"))
     }
 }
 
@@ -66,8 +85,8 @@ struct Attack: Sendable, CustomStringConvertible {
 /// its 4xx, writes nothing, and the process exits normally with a CGI answer.
 @Suite struct AttackCorpusTests {
     static let attacks: [Attack] = [
-        Attack("alg none, no signature") { $0.unsigned(header: #"{"alg":"none","typ":"JWT"}"#) },
-        Attack("alg NONE, no signature") { $0.unsigned(header: #"{"alg":"NONE"}"#) },
+        Attack("alg none, no signature", notAJWT: true) { $0.unsigned(header: #"{"alg":"none","typ":"JWT"}"#) },
+        Attack("alg NONE, no signature", notAJWT: true) { $0.unsigned(header: #"{"alg":"NONE"}"#) },
         Attack("alg none with a real signature") { try $0.sign(header: [("alg", "none")]) },
         Attack("HS256 keyed with the public key (DER)") { f in
             try JWTMinter.mintHS256(rawHeader: #"{"alg":"HS256","kid":"\#(f.key.kid)"}"#, rawClaims: f.claimsText,
@@ -97,41 +116,45 @@ struct Attack: Sendable, CustomStringConvertible {
         Attack("x5c header") { try $0.sign(header: [("x5c", .array(["MIIB"]))]) },
         Attack("unknown crit") { try $0.sign(header: [("crit", .array(["exp"])), ("exp", 1)]) },
         Attack("b64 false in crit") { try $0.sign(header: [("crit", .array(["b64"])), ("b64", false)]) },
-        Attack("five parts (JWE shape)") { try $0.sign() + ".e30.e30" },
-        Attack("JWE header, five parts") { f in
+        Attack("five parts (JWE shape)", notAJWT: true) { try $0.sign() + ".e30.e30" },
+        Attack("JWE header, five parts", notAJWT: true) { f in
             f.b64(#"{"alg":"RSA-OAEP","enc":"A256GCM"}"#) + ".AAAA.AAAA.AAAA.AAAA"
         },
-        Attack("two parts") { f in
+        Attack("two parts", notAJWT: true) { f in
             let t = try f.sign()
             return String(t[..<(t.lastIndex(of: ".") ?? t.endIndex)])
         },
-        Attack("padding on every part") { f in
+        Attack("padding on every part", notAJWT: true) { f in
             try f.sign().split(separator: ".").map { String($0) + "==" }.joined(separator: ".")
         },
-        Attack("standard base64 characters") { f in
+        Attack("standard base64 characters", notAJWT: true) { f in
             String(try f.sign().map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 }) + "+/"
         },
-        Attack("a space inside the signature") { f in
+        Attack("a space inside the signature", notAJWT: true) { f in
             var t = try f.sign()
             t.insert(" ", at: t.index(t.endIndex, offsetBy: -10))
             return t
         },
-        Attack("a non-ASCII character") { try $0.sign() + "é" },
+        Attack("a non-ASCII character", notAJWT: true) { try $0.sign() + "é" },
         Attack("a flipped signature byte", spendsNonce: true) { f in
-            let t = try f.sign()
-            return String(t.dropLast()) + (t.hasSuffix("A") ? "B" : "A")
+            // Inside the signature, not its last character, whose spare bits would make it
+            // non-canonical base64url (refused as not a JWT) for some signatures and not others.
+            var t = Array(try f.sign())
+            let i = t.count - 5
+            t[i] = t[i] == "A" ? "B" : "A"
+            return String(t)
         },
-        Attack("duplicate header member") { f in
+        Attack("duplicate header member", notAJWT: true) { f in
             try f.signRaw(header: #"{"alg":"RS256","kid":"\#(f.key.kid)","alg":"none"}"#)
         },
-        Attack("duplicate claim") { f in
+        Attack("duplicate claim", notAJWT: true) { f in
             try f.signRaw(claims: String(f.claimsText.dropLast()) + #","sub":"someone-else"}"#)
         },
-        Attack("claims not an object") { try $0.signRaw(claims: #"["sub"]"#) },
-        Attack("claims 100 deep") { f in
+        Attack("claims not an object", notAJWT: true) { try $0.signRaw(claims: #"["sub"]"#) },
+        Attack("claims 100 deep", notAJWT: true) { f in
             try f.signRaw(claims: String(repeating: #"{"a":"#, count: 100) + "1" + String(repeating: "}", count: 100))
         },
-        Attack("sub a number") { try $0.sign(claims: [("sub", 12345)]) },
+        Attack("sub a number", notAJWT: true) { try $0.sign(claims: [("sub", 12345)]) },
         Attack("iss a number") { try $0.sign(claims: [("iss", 1)]) },
         Attack("aud a number") { try $0.sign(claims: [("aud", 1)]) },
         Attack("email a number") { try $0.sign(claims: [("email", 1)]) },
@@ -148,35 +171,80 @@ struct Attack: Sendable, CustomStringConvertible {
             try f.sign(claims: [("aud", .array([f.claims.first { $0.0 == "aud" }?.1 ?? "", "evil-app"]))])
         },
         Attack("aud empty array") { try $0.sign(claims: [("aud", .array([]))]) },
-        Attack("empty sub") { try $0.sign(claims: [("sub", "")]) },
-        Attack("sub of 300 bytes") { try $0.sign(claims: [("sub", .string(String(repeating: "s", count: 300)))]) },
+        Attack("empty sub", notAJWT: true) { try $0.sign(claims: [("sub", "")]) },
+        Attack("sub of 300 bytes", deletionRevocation: "identity_mismatch") {
+            try $0.sign(claims: [("sub", .string(String(repeating: "s", count: 300)))])
+        },
         Attack("token of 200 KB", 413) { f in try f.sign() + String(repeating: "A", count: 200 * 1024) },
     ]
 
     @Test(arguments: TokenEndpoint.Kind.allCases)
     func everyAttackIsRefusedAndWritesNothing(_ kind: TokenEndpoint.Kind) throws {
         let endpoint = try TokenEndpoint(kind)
-        // Make the store (and for Apple, a first nonce row) exist, so counts are comparable.
+        // Make the store (and for Apple, a first nonce row) exist, so counts are comparable. For
+        // deletion, the valid token is the control: it does revoke, once.
+        try endpoint.prepare()
         let warmNonce = AppleWorld.nonce()
-        let warm = try endpoint.send(try Forge(key: endpoint.key, claims: endpoint.claims(rawNonce: warmNonce),
-                                               now: Clock.now()).sign(claims: [("sub", "warm-up")]),
-                                     rawNonce: warmNonce)
+        let warmForge = Forge(key: endpoint.key, claims: endpoint.claims(rawNonce: warmNonce), now: Clock.now())
+        let warm = try endpoint.send(
+            try kind.isDeletion ? warmForge.sign() : warmForge.sign(claims: [("sub", "warm-up")]), rawNonce: warmNonce)
         #expect(warm.status == 200, "warm-up: \(warm.rawBody) \(warm.stderr)")
+        if kind.isDeletion {
+            #expect(warm.body["appleRevocation"]?.stringValue == "scheduled", "warm-up: \(warm.rawBody)")
+            #expect(endpoint.revocationsMade == 1, "warm-up: the valid token revokes")
+        }
+        let revocations = endpoint.revocationsMade
         for attack in Self.attacks {
+            try endpoint.prepare()
             let before = try endpoint.rowCounts()
             let nonce = AppleWorld.nonce()
             let forge = Forge(key: endpoint.key, claims: endpoint.claims(rawNonce: nonce), now: Clock.now())
             let answer = try endpoint.send(try attack.build(forge), rawNonce: nonce)
             let label = "\(kind.rawValue): \(attack)"
-            #expect(answer.status == attack.status, "\(label): \(answer.status) \(answer.rawBody) \(answer.stderr)")
             #expect(answer.exitStatus == 0, "\(label): exit \(answer.exitStatus)")
-            #expect(answer.errorCode != nil && answer.body["sessionToken"] == nil, "\(label)")
-            var after = try endpoint.rowCounts()
-            if kind != .google, attack.spendsNonce, let n = after["nonces"], n == (before["nonces"] ?? 0) + 1 {
-                after["nonces"] = n - 1
+            let after = try endpoint.rowCounts()
+            if kind.isDeletion {
+                try expectDeletion(attack, answer, endpoint, before: before, after: after, label: label)
+                #expect(endpoint.revocationsMade == revocations, "\(label): revoked")
+                continue
             }
-            #expect(after == before, "\(label): rows \(before) -> \(after)")
+            #expect(answer.status == attack.status, "\(label): \(answer.status) \(answer.rawBody) \(answer.stderr)")
+            #expect(answer.errorCode != nil && answer.body["sessionToken"] == nil, "\(label)")
+            var counted = after
+            if kind != .google, attack.spendsNonce, let n = after["nonces"], n == (before["nonces"] ?? 0) + 1 {
+                counted["nonces"] = n - 1
+            }
+            #expect(counted == before, "\(label): rows \(before) -> \(after)")
         }
-        #expect(try endpoint.h.count("accounts") == 1)
+        if !kind.isDeletion { #expect(try endpoint.h.count("accounts") == 1) }
+        let revoked = try endpoint.h.database().query("SELECT count(*) FROM apple_revocations WHERE state = 'revoked'")
+        #expect(revoked.first?.int(0) == (kind.isDeletion ? 1 : 0), "\(kind.rawValue): only the warm-up revoked")
+    }
+
+    /// A hostile fresh token on `delete-account`: refused with nothing changed, or the account
+    /// wholly deleted (its row, identity and session; an audit row added) and, when `scheduled`,
+    /// a revocation row and its nonce that the after-answer check then refuses to act on.
+    func expectDeletion(
+        _ attack: Attack, _ answer: CGIAnswer, _ endpoint: TokenEndpoint, before: [String: Int64],
+        after: [String: Int64], label: String
+    ) throws {
+        let (status, revocation) = attack.deletionAnswer
+        #expect(answer.status == status, "\(label): \(answer.status) \(answer.rawBody) \(answer.stderr)")
+        guard let revocation else {
+            #expect(answer.errorCode != nil, "\(label)")
+            #expect(after == before, "\(label): rows \(before) -> \(after)")
+            return
+        }
+        #expect(answer.body["deleted"] == true, "\(label)")
+        #expect(answer.body["appleRevocation"]?.stringValue == revocation, "\(label): \(answer.rawBody)")
+        var expected = before
+        // The world holds this one account (with every session `prepare()` gave it): all of it goes.
+        for table in ["accounts", "identities", "sessions"] { expected[table] = 0 }
+        expected["deletion_audit", default: 0] += 1
+        if revocation == "scheduled" {
+            expected["apple_revocations", default: 0] += 1
+            expected["nonces", default: 0] += 1
+        }
+        #expect(after == expected, "\(label): rows \(before) -> \(after)")
     }
 }

@@ -3,34 +3,73 @@ import Shared
 
 /// One endpoint that takes a token, as the attack corpus and the fault tests drive it: a world
 /// with its fakes, a signing key the endpoint trusts, the claims a valid token for it carries,
-/// and how to send a token to it. Email sign-in and deletion join as further cases of `Kind`
-/// once they land (their tokens: `delete-account`'s `appleIdentityToken`).
+/// and how to send a token to it. Email sign-in takes no token; deletion's is the fresh
+/// `appleIdentityToken`, sent with a session of an account that has that Apple identity.
 final class TokenEndpoint: @unchecked Sendable {
     enum Kind: String, CaseIterable, Sendable {
         case google = "signin-google"
         case appleRelay = "signin-apple relay"
         case appleDirect = "signin-apple direct"
+        case deleteRelay = "delete-account relay"
+        case deleteDirect = "delete-account direct"
+
+        var isDeletion: Bool { self == .deleteRelay || self == .deleteDirect }
     }
+
+    /// The Apple account deletion's tokens claim to be: the one `prepare()` signs in.
+    static let deletionSubject = "attack-apple-sub"
 
     let kind: Kind
     let h: Harness
     /// Kept alive for the Apple kinds.
     let apple: AppleWorld?
+    /// Kept alive for the deletion kinds (its Apple team key and revoke endpoints).
+    let deletion: DeletionWorld?
+    /// For deletion: the session of the account about to be deleted, and the authorization code
+    /// its fresh token's `c_hash` is bound to (a real one, so revoking could go through).
+    private(set) var session = ""
+    private(set) var code = "unused"
 
     init(_ kind: Kind, config extra: [(String, JSONValue)] = []) throws {
         self.kind = kind
         switch kind {
         case .google:
             apple = nil
+            deletion = nil
             h = try Harness(config: extra)
         case .appleRelay, .appleDirect:
             let world = try AppleWorld(mode: kind == .appleRelay ? "relay" : "direct", config: extra)
             apple = world
+            deletion = nil
+            h = world.h
+        case .deleteRelay, .deleteDirect:
+            let world = try DeletionWorld(mode: kind == .deleteRelay ? "relay" : "direct", config: extra)
+            deletion = world
+            apple = world.w
             h = world.h
         }
     }
 
-    var program: String { kind == .google ? "signin-google" : "signin-apple" }
+    var program: String {
+        switch kind {
+        case .google: "signin-google"
+        case .appleRelay, .appleDirect: "signin-apple"
+        case .deleteRelay, .deleteDirect: "delete-account"
+        }
+    }
+
+    /// Deletion only: signs the Apple person in again (a new account each time, as the last one
+    /// was deleted) and takes a fresh authorization code. Call before counting rows.
+    func prepare() throws {
+        guard let deletion else { return }
+        session = try deletion.appleAccount(Self.deletionSubject, email: "victim@example.org").session
+        code = try deletion.apple.issueCode()
+    }
+
+    /// Revocations that reached Apple or the relay's `revokeToken`: a hostile token must make none.
+    var revocationsMade: Int {
+        (apple?.apple.revokedTokens.count ?? 0) + (apple?.firebase.revocations.count ?? 0)
+    }
 
     /// The key the endpoint's issuer signs with (Apple's in both Apple modes: the relay's fake
     /// Firebase checks Apple's signature with it).
@@ -48,25 +87,33 @@ final class TokenEndpoint: @unchecked Sendable {
                 ("iat", .number(Double(now))), ("exp", .number(Double(now + 3600))),
                 ("email", "victim@gmail.com"), ("email_verified", true),
             ]
-        case .appleRelay, .appleDirect:
+        case .appleRelay, .appleDirect, .deleteRelay, .deleteDirect:
             return [
                 ("iss", .string(FakeApple.issuer)), ("aud", .string(FakeApple.bundleId)),
                 ("exp", .number(Double(now + 600))), ("iat", .number(Double(now))), ("sub", "attack-apple-sub"),
                 ("nonce", .string(FakeApple.nonceClaim(rawNonce))), ("email", "victim@example.org"),
                 ("email_verified", "true"),
-            ]
+            ] + (kind.isDeletion ? [("c_hash", .string(FakeApple.codeHash(code)))] : [])
         }
     }
 
     /// The JSON body that carries `token` (and, for Apple, the raw nonce).
     func body(_ token: String, rawNonce: String) -> String {
-        kind == .google
-            ? JSONValue.object([("idToken", .string(token))]).serialized
-            : AppleWorld.body(token, nonce: rawNonce)
+        switch kind {
+        case .google: JSONValue.object([("idToken", .string(token))]).serialized
+        case .appleRelay, .appleDirect: AppleWorld.body(token, nonce: rawNonce)
+        case .deleteRelay, .deleteDirect:
+            JSONValue.object([
+                ("appleAuthorizationCode", .string(code)), ("appleIdentityToken", .string(token)),
+                ("appleRawNonce", .string(rawNonce)),
+            ]).serialized
+        }
     }
 
+    /// Sends the token and waits for the process to end (for deletion, its work after the answer too).
     func send(_ token: String, rawNonce: String) throws -> CGIAnswer {
-        try h.run(program, json: body(token, rawNonce: rawNonce))
+        let authorization = kind.isDeletion ? "Bearer \(session)" : nil
+        return try h.run(program, json: body(token, rawNonce: rawNonce), authorization: authorization)
     }
 
     /// Row counts of every table but `key_sets` (the issuers' public keys, a cache).

@@ -10,6 +10,7 @@ import Testing
         #expect(try h.signInGoogle(try h.google.token(sub: "g-warm")).status == 200)
         let token = try h.google.token(sub: "g-crowd", email: "crowd@gmail.com")
         let body = Array(JSONValue.object([("idToken", .string(token))]).serialized.utf8)
+        Harness.registerSecrets(of: body, authorization: nil)
         var started: [(pid: Int32, stdoutPath: String, stderrPath: String)] = []
         for _ in 0..<20 {
             let env = h.environment(

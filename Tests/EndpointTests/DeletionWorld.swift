@@ -88,6 +88,7 @@ final class DeletionWorld: @unchecked Sendable {
     /// Runs delete-account, reading the answer as soon as stdout closes, then waits for the exit.
     func deleteTimed(_ session: String, body: String, accountId: String) throws -> Timed {
         let bytes = Array(body.utf8)
+        Harness.registerSecrets(of: bytes, authorization: "Bearer \(session)")
         let env = h.environment(
             method: "POST", contentType: "application/json", contentLength: bytes.count,
             authorization: "Bearer \(session)", extra: [:])

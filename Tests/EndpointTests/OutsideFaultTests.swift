@@ -7,8 +7,8 @@ import Testing
 /// `upstream_unavailable`, nothing is half-written, and the nonce comes back (rule 5): the same
 /// token signs in once the service is well again.
 @Suite struct OutsideFaultTests {
-    /// The outbound calls a sign-in makes before it answers. The mail server joins here once
-    /// email sign-in lands (a `Service` whose fault server stands in for `mail.smtpUrl`).
+    /// The outbound calls a sign-in makes before it answers (the mail server's faults are in
+    /// `OutsideFaultMailTests.swift`, revocation's after the answer in `OutsideFaultRevocationTests.swift`).
     enum Service: String, CaseIterable, Sendable {
         case googleKeys = "Google keys"
         case identityToolkit = "Firebase signInWithIdp"

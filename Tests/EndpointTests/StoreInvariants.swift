@@ -10,18 +10,46 @@ enum StoreInvariants {
         if integrity != ["ok"] { found.append("integrity_check: \(integrity.joined(separator: "; "))") }
         let foreign = try db.query("PRAGMA foreign_key_check")
         if !foreign.isEmpty { found.append("foreign_key_check: \(foreign.count) rows") }
-        // Tables that belong to an account; delete-account's and verify-email's tables join here.
-        for table in ["identities", "sessions", "tickets"] {
+        // Tables that belong to an account (an email ticket's account is NULL for a reset of an
+        // address nobody has).
+        for table in ["identities", "sessions", "tickets", "email_tickets"] {
             let orphans = try db.query(
                 "SELECT count(*) FROM \(table) WHERE account_id NOT IN (SELECT id FROM accounts)").first?.int(0)
             if orphans != 0 { found.append("\(table): \(orphans ?? -1) rows without their account") }
         }
+        // A code hangs off a join ticket or an email ticket: never off nothing.
+        let strayCodes = try db.query("""
+            SELECT count(*) FROM email_codes c
+            WHERE c.ticket_hash NOT IN (SELECT ticket_hash FROM tickets)
+              AND c.ticket_hash NOT IN (SELECT ticket_hash FROM email_tickets)
+            """).first?.int(0)
+        if strayCodes != 0 { found.append("email_codes: \(strayCodes ?? -1) rows without their ticket") }
         // Made by a provider sign-in: its identity went in with it. Made by signin-email: its password.
         let halfMade = try db.query("""
             SELECT count(*) FROM accounts a
             WHERE NOT EXISTS (SELECT 1 FROM identities i WHERE i.account_id = a.id) AND a.password_hash IS NULL
             """).first?.int(0)
         if halfMade != 0 { found.append("accounts: \(halfMade ?? -1) with neither an identity nor a password") }
+        return found
+    }
+
+    /// Deletion is all or nothing: each account a deletion was started for (killed or not) is
+    /// either wholly there or gone with its audit row (`HMAC(auditKey, id)`), never both or
+    /// neither; one whose deletion answered 200 is gone.
+    static func deletionViolations(
+        _ db: Database, _ deletions: [(accountId: String, answered: Bool)], auditKey: [UInt8]
+    ) throws -> [String] {
+        guard !deletions.isEmpty else { return [] }
+        guard auditKey.count >= 32 else { return ["deletion_audit: no audit key beside the database"] }
+        var found: [String] = []
+        for (id, answered) in deletions {
+            let present = try db.query("SELECT count(*) FROM accounts WHERE id = ?", [.text(id)]).first?.int(0) == 1
+            let audited = try db.query(
+                "SELECT count(*) FROM deletion_audit WHERE account_hash = ?",
+                [.blob(HMACSHA256.mac(key: auditKey, message: Array(id.utf8)))]).first?.int(0) == 1
+            if present == audited { found.append("\(id): account \(present ? "and" : "nor") its audit row") }
+            if answered && present { found.append("\(id): deleted with 200, still there") }
+        }
         return found
     }
 }

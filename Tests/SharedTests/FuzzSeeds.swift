@@ -86,10 +86,31 @@ enum FuzzSeeds {
         let apple = #"{"identityToken":"a.b.c","rawNonce":"0123abcd","givenName":"Ada","familyName":"L"}"#
         let email = #"{"action":"register","email":"a@b.c","password":"pw","acceptAsTyped":true}"#
         let post = ["REQUEST_METHOD=POST", "CONTENT_TYPE=application/json"]
-        return [
+        let session = ["HTTP_AUTHORIZATION=Bearer c2Vzc2lvbi10b2tlbi1mb3ItZnV6emluZw"]
+        // signin-email, verify-email and delete-account: every action and member they read.
+        let bodies: [(String, String, [String])] = [
+            ("email-login", #"{"action":"login","email":" Ada@Gmial.com ","password":"pässwörd \u0000"}"#, []),
+            ("email-register-name", #"{"action":"register","email":"a+b@x.org","password":"p","name":"Ada"}"#, []),
+            ("verify-send-code", #"{"action":"send_code","ticket":"dGlja2V0"}"#, []),
+            ("verify-confirm-code", #"{"action":"confirm","ticket":"dGlja2V0","code":"012345"}"#, []),
+            ("verify-confirm-password", #"{"action":"confirm","ticket":"dGlja2V0","password":"pw"}"#, []),
+            ("verify-own-email", #"{"action":"verify_own_email"}"#, session),
+            ("verify-reset-request", #"{"action":"reset_request","email":"a@b.c"}"#, []),
+            ("verify-reset-confirm",
+             #"{"action":"reset_confirm","ticket":"t","code":"123456","password":"new one"}"#, []),
+            ("delete-fresh",
+             #"{"appleAuthorizationCode":"c0de.0.abc","appleIdentityToken":"a.b.c","appleRawNonce":"n"}"#, session),
+            ("delete-empty-strings",
+             #"{"appleAuthorizationCode":"","appleIdentityToken":"","appleRawNonce":""}"#, session),
+        ]
+        let more = bodies.map { name, body, extra in
+            (name, request(post + extra + ["CONTENT_LENGTH=\(body.utf8.count)"], body))
+        }
+        return more + [
             ("google", request(post + ["CONTENT_LENGTH=\(google.utf8.count)"], google)),
             ("apple", request(post + ["CONTENT_LENGTH=\(apple.utf8.count)"], apple)),
             ("email", request(post + ["CONTENT_LENGTH=\(email.utf8.count)"], email)),
+            ("delete-no-body", request(["REQUEST_METHOD=POST", "CONTENT_LENGTH=0", "FUZZ_OPTIONAL=1"] + session, "")),
             ("sign-out", request(
                 ["REQUEST_METHOD=POST", "CONTENT_LENGTH=0", "HTTP_AUTHORIZATION=Bearer abc", "FUZZ_OPTIONAL=1"], "")),
             ("charset", request(
