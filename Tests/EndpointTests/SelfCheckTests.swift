@@ -63,6 +63,30 @@ import Testing
         #expect(out.contains("Apple's sign-in service has no IPv6 address: set apple.mode to \"relay\""))
     }
 
+    @Test func directModeNeedsATeamKeyThatSigns() throws {
+        let apple: (String?) -> JSONValue = { keyFile in
+            var members: [(String, JSONValue)] = [("bundleIds", .array(["com.example.app"])), ("mode", "direct")]
+            if let keyFile {
+                members += [("teamId", "TEAM123456"), ("keyId", "KEY1234567"), ("privateKeyFile", .string(keyFile))]
+            }
+            return .object(members)
+        }
+        let h = try Harness(config: [("apple", apple(nil))])
+        let missing = try check(h, ["--routes", "ipv4=yes,ipv6=yes", "--timeout", "2"])
+        #expect(missing.exitStatus == 1)
+        #expect(missing.stdoutText.contains("✗ Apple: direct mode without apple.teamId, apple.keyId and apple.privateKeyFile"))
+
+        let keyFile = h.dir + "/AuthKey.p8"
+        try h.writeText(keyFile, try TestKeys.p256("team-key").privateKeyPEM())
+        try h.writeConfig([("apple", apple(keyFile))])
+        let present = try check(h, ["--routes", "ipv4=yes,ipv6=yes", "--timeout", "2"])
+        #expect(present.stdoutText.contains("✓ Apple: direct mode, team TEAM123456, key KEY1234567"), "\(present.stdoutText)")
+
+        try h.writeText(keyFile, "not a key")
+        let broken = try check(h, ["--routes", "ipv4=yes,ipv6=yes", "--timeout", "2"])
+        #expect(broken.stdoutText.contains("✗ Apple: config: apple.privateKeyFile: not a PEM private key"))
+    }
+
     @Test func worldReadableConfigAndSecretsAreFlagged() throws {
         let h = try Harness()
         try h.writeText(h.dir + "/api-key", "secret")

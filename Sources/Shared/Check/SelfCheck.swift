@@ -49,6 +49,7 @@ public struct SelfCheck {
         if let apple = config.apple, apple.mode == .relay {
             note(true, "Apple: relay mode, reached through Firebase (Apple's sign-in service needs no route from here)")
         }
+        if let apple = config.apple, apple.mode == .direct { checkTeamKey(apple, note: note) }
         for service in services(config) {
             checkService(service, note: note)
         }
@@ -92,6 +93,22 @@ public struct SelfCheck {
             note(false, "\(what) \(path): mode \(modeText), readable by every user of this box (chmod o-rwx)")
         } else {
             note(true, "\(what) \(path): mode \(modeText), owner \(owner)")
+        }
+    }
+
+    /// Direct mode revokes Sign in with Apple with a client secret signed by the team's key: without
+    /// it every deletion's revocation fails after the answer, where nobody would see it.
+    private func checkTeamKey(_ apple: Config.Apple, note: (Bool, String) -> Void) {
+        guard let teamId = apple.teamId, let keyId = apple.keyId, let file = apple.privateKeyFile else {
+            note(false, "Apple: direct mode without apple.teamId, apple.keyId and apple.privateKeyFile: "
+                + "revoking Sign in with Apple when an account is deleted will fail")
+            return
+        }
+        do {
+            _ = try AppleClientSecret.make(apple: apple, clientId: apple.bundleIds.first ?? "", now: Clock.now())
+            note(true, "Apple: direct mode, team \(teamId), key \(keyId) from \(file) signs client secrets")
+        } catch {
+            note(false, "Apple: \(error.detail ?? error.message)")
         }
     }
 
