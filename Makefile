@@ -4,7 +4,7 @@ SWIFT ?= swift
 VAR := $(CURDIR)/var
 PORT ?= 8080
 DEV_PORT ?= 8081
-APT_PACKAGES := libssl-dev libsqlite3-dev libcurl4-openssl-dev libsodium-dev pkg-config nginx fcgiwrap
+APT_PACKAGES := libssl-dev libsqlite3-dev libcurl4-openssl-dev libsodium-dev pkg-config nginx fcgiwrap curl binutils
 # A position-dependent executable: the dynamic loader then has 361 relocations to apply instead of
 # 37,000 (measured: a refused request's exec 4.5 -> 3.0 ms, peak RSS 7.9 -> 6.5 MiB). And libstdc++
 # from GCC's archive: the toolchain's static link line asks for -lstdc++ before the Swift runtime
