@@ -33,22 +33,10 @@ public struct ChildProcess {
         let tag = "\(getpid())-\(nextTag())"
         let inPath = "\(workDir)/in-\(tag)", outPath = "\(workDir)/out-\(tag)", errPath = "\(workDir)/err-\(tag)"
         guard writeFile(inPath, stdin) else { throw SpawnError(description: "cannot write \(inPath)") }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, inPath, O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, path, &actions, nil, argv, envp)
-        unlink(inPath)
-        guard rc == 0 else { throw SpawnError(description: "posix_spawn \(path): \(String(cString: strerror(rc)))") }
+        defer { unlink(inPath) }
+        let pid = try spawn(
+            path, arguments: arguments, environment: environment, stdinPath: inPath, stdout: .file(outPath),
+            stderrPath: errPath)
         return (pid, outPath, errPath)
     }
 
@@ -64,13 +52,40 @@ public struct ChildProcess {
         // Close-on-exec, so children other threads spawn do not hold the write end open.
         var fds: [Int32] = [-1, -1]
         guard pipe2(&fds, O_CLOEXEC) == 0 else { throw SpawnError(description: "pipe2: errno \(errno)") }
+        defer { close(fds[1]) }
+        do {
+            let pid = try spawn(
+                path, arguments: [], environment: environment, stdinPath: inPath, stdout: .descriptor(fds[1]),
+                stderrPath: errPath)
+            return (pid, fds[0], errPath)
+        } catch {
+            close(fds[0])
+            throw error
+        }
+    }
+
+    private enum Output {
+        case file(String)
+        case descriptor(Int32)
+    }
+
+    /// posix_spawn with stdin from a file, stdout to a file or a descriptor, stderr to a file.
+    private static func spawn(
+        _ path: String, arguments: [String], environment: [String: String], stdinPath: String, stdout: Output,
+        stderrPath: String
+    ) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, inPath, O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
-        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let argv = [strdup(path), nil]
+        posix_spawn_file_actions_addopen(&actions, 0, stdinPath, O_RDONLY, 0)
+        switch stdout {
+        case .file(let outPath):
+            posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        case .descriptor(let fd):
+            posix_spawn_file_actions_adddup2(&actions, fd, 1)
+        }
+        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
             argv.forEach { free($0) }
@@ -78,12 +93,8 @@ public struct ChildProcess {
         }
         var pid: pid_t = 0
         let rc = posix_spawn(&pid, path, &actions, nil, argv, envp)
-        close(fds[1])
-        guard rc == 0 else {
-            close(fds[0])
-            throw SpawnError(description: "posix_spawn \(path): \(String(cString: strerror(rc)))")
-        }
-        return (pid, fds[0], errPath)
+        guard rc == 0 else { throw SpawnError(description: "posix_spawn \(path): \(String(cString: strerror(rc)))") }
+        return pid
     }
 
     /// Everything until the writer closes its end; closes `fd`.

@@ -55,46 +55,19 @@ public final class SMTPSink: @unchecked Sendable {
 
     public let port: Int
     private let state = Locked(State())
-    private let listenFD: Int32
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    private let listener: LoopbackListener
     private let onMessage: (@Sendable (Message) -> Void)?
 
     /// Binds 127.0.0.1:`port` (0 picks a free one) and serves at once; `onMessage` sees each mail.
     public init(port: Int = 0, onMessage: (@Sendable (Message) -> Void)? = nil) throws {
         self.onMessage = onMessage
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw LoopbackServerError("socket") }
-        var yes: Int32 = 1
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(clamping: port).bigEndian)
-        address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size)) == 0
-                    && bind(fd, raw, length) == 0 && listen(fd, 64) == 0 && getsockname(fd, raw, &length) == 0
-            }
-        }
-        var pair: [Int32] = [0, 0]
-        guard bound, socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0
-        else {
-            let error = LoopbackServerError("bind 127.0.0.1:\(port)")
-            close(fd)
-            throw error
-        }
-        listenFD = fd
-        wakeRead = pair[0]
-        wakeWrite = pair[1]
-        self.port = Int(UInt16(bigEndian: address.sin_port))
+        listener = try LoopbackListener(port: port)
+        self.port = listener.port
         spawn { $0.acceptLoop() }
     }
 
     deinit {
         stop()
-        close(wakeRead)
-        close(wakeWrite)
     }
 
     public var url: String { "smtp://127.0.0.1:\(port)" }
@@ -114,29 +87,16 @@ public final class SMTPSink: @unchecked Sendable {
             defer { s.stopping = true }
             return !s.stopping
         }
-        if first {
-            var byte: UInt8 = 1
-            _ = write(wakeWrite, &byte, 1)
-        }
+        if first { listener.wake() }
         for _ in 0..<500 where state.current.live > 0 { usleep(2000) }
     }
 
     private func acceptLoop() {
-        defer { close(listenFD) }
-        while true {
-            var fds = [pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-            let ready = poll(&fds, 2, -1)
-            if ready < 0 && errno == EINTR { continue }
-            guard ready > 0, fds[1].revents == 0 else { return }
-            let client = accept(listenFD, nil, nil)
-            guard client >= 0 else {
-                if errno == EINTR || errno == ECONNABORTED { continue }
-                return
-            }
-            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+        defer { listener.closeListening() }
+        while let client = listener.accept() {
             state.withLock { $0.connections += 1 }
             spawn { sink in
-                var session = SMTPSinkSession(fd: client, wakeFD: sink.wakeRead)
+                var session = SMTPSinkSession(fd: client, wakeFD: sink.listener.wakeFD)
                 sink.serve(&session)
                 close(client)
             }

@@ -87,28 +87,16 @@ public struct Routes: Sendable {
     }
 
     private static func canRoute(family: Int32, address: String) -> Bool {
+        var hints = addrinfo()
+        hints.ai_family = family
+        hints.ai_flags = AI_NUMERICHOST
+        hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(address, "53", &hints, &list) == 0, let entry = list else { return false }
+        defer { freeaddrinfo(list) }
         let fd = socket(family, Int32(SOCK_DGRAM.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
-        if family == AF_INET {
-            var addr = sockaddr_in()
-            addr.sin_family = sa_family_t(AF_INET)
-            addr.sin_port = UInt16(53).bigEndian
-            guard inet_pton(AF_INET, address, &addr.sin_addr) == 1 else { return false }
-            return withUnsafePointer(to: &addr) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-                }
-            }
-        }
-        var addr = sockaddr_in6()
-        addr.sin6_family = sa_family_t(AF_INET6)
-        addr.sin6_port = UInt16(53).bigEndian
-        guard inet_pton(AF_INET6, address, &addr.sin6_addr) == 1 else { return false }
-        return withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) == 0
-            }
-        }
+        return connect(fd, entry.pointee.ai_addr, entry.pointee.ai_addrlen) == 0
     }
 }
