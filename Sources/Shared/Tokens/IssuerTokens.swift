@@ -5,8 +5,9 @@ public enum IssuerTokens {
         _ token: String, keysUrl: String, policy: ClaimsPolicy, context: RequestContext
     ) throws(FrontdoorError) -> VerifiedToken {
         // Shape first: garbage is refused before the store or the network is touched.
+        let jws: CompactJWS
         do {
-            _ = try CompactJWS.parse(token)
+            jws = try CompactJWS.parse(token)
         } catch {
             throw error.frontdoorError
         }
@@ -14,13 +15,13 @@ public enum IssuerTokens {
             db: try context.database(), settings: context.config.keyCache, client: context.httpClient)
         let keys = try cache.keys(url: keysUrl, now: context.now)
         do {
-            return try TokenVerifier.verify(token, keys: keys, policy: policy, now: context.now)
+            return try TokenVerifier.verify(jws, keys: keys, policy: policy, now: context.now)
         } catch .unknownKeyID {
             guard let fresh = try cache.refetchForUnknownKey(url: keysUrl, now: context.now) else {
                 throw TokenError.unknownKeyID(nil).frontdoorError
             }
             do {
-                return try TokenVerifier.verify(token, keys: fresh, policy: policy, now: context.now)
+                return try TokenVerifier.verify(jws, keys: fresh, policy: policy, now: context.now)
             } catch {
                 throw error.frontdoorError
             }

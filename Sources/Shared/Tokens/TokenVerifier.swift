@@ -20,7 +20,13 @@ public enum TokenVerifier {
     public static func verify(_ token: String, keys: JSONWebKeySet, policy: ClaimsPolicy, now: UnixTime)
         throws(TokenError) -> VerifiedToken
     {
-        let jws = try CompactJWS.parse(token)
+        try verify(try CompactJWS.parse(token), keys: keys, policy: policy, now: now)
+    }
+
+    /// The same, for a token already split and decoded (so it is parsed once per request).
+    public static func verify(_ jws: CompactJWS, keys: JSONWebKeySet, policy: ClaimsPolicy, now: UnixTime)
+        throws(TokenError) -> VerifiedToken
+    {
         try verifySignature(of: jws, with: keys)
         let claims = try jws.claims()
         let checked = try checkClaims(claims, policy: policy, now: now)
