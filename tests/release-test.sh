@@ -11,7 +11,9 @@ bad() { failed=$((failed + 1)); echo "release-test: FAIL: $*"; }
 for program in signin-google signin-apple signin-email verify-email sign-out delete-account frontdoor-check; do
     path=$bin/$program
     [ -x "$path" ] || { bad "$program: not built"; continue; }
-    if ldd "$path" | grep -qi swift; then bad "$program links a Swift library: $(ldd "$path" | grep -i swift)"; else ok; fi
+    if ldd "$path" 2>/dev/null | grep -qi swift; then bad "$program links a Swift library: $(ldd "$path" | grep -i swift)"; else ok; fi
+    # Static: no program interpreter, so no dynamic loader runs at start-up.
+    if readelf -lW "$path" | grep -q INTERP; then bad "$program is not a static executable"; else ok; fi
     if readelf -d "$path" | grep -E 'RPATH|RUNPATH' | grep -q "$toolchain_lib"; then bad "$program has a run path into the toolchain"; else ok; fi
     # Hide the toolchain's libraries behind an empty tmpfs in a private mount namespace.
     if [ "$program" = frontdoor-check ]; then
@@ -28,6 +30,6 @@ for program in signin-google signin-apple signin-email verify-email sign-out del
     fi
     if printf '%s' "$out" | grep -q "$expect"; then ok; else bad "$program did not run with $toolchain_lib hidden: $out"; fi
 done
-echo "dynamic libraries of signin-google: $(ldd "$bin/signin-google" | awk '{print $1}' | tr '\n' ' ')"
+echo "signin-google's program headers: $(readelf -lW "$bin/signin-google" | awk '/^  [A-Z]/ { print $1 }' | sort -u | tr '\n' ' ')"
 echo "release-test: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import CSystem
 import Glibc
 #endif
 
@@ -66,7 +67,9 @@ final class LoopbackListener: @unchecked Sendable {
             let ready = poll(&fds, 2, -1)
             if ready < 0 && errno == EINTR { continue }
             guard ready > 0, fds[1].revents == 0 else { return nil }
-            let client = Self.accept4(listenFD, nil, nil, Int32(SOCK_CLOEXEC.rawValue))
+            // accept4, not accept: a plain accept would leave a window in which a test's fork
+            // inherits the connection and holds it open.
+            let client = accept4(listenFD, nil, nil, Int32(SOCK_CLOEXEC.rawValue))
             if client >= 0 { return client }
             if errno == EINTR || errno == ECONNABORTED || errno == EAGAIN { continue }
             return nil
@@ -77,12 +80,4 @@ final class LoopbackListener: @unchecked Sendable {
     func closeListening() {
         close(listenFD)
     }
-
-    private typealias Accept4 = @convention(c) (
-        Int32, UnsafeMutablePointer<sockaddr>?, UnsafeMutablePointer<socklen_t>?, Int32
-    ) -> Int32
-
-    /// Glibc's Swift module hides accept4 (it wants _GNU_SOURCE), and a plain accept would leave a
-    /// window in which a test's fork inherits the connection and holds it open.
-    private static let accept4: Accept4 = unsafeBitCast(dlsym(nil, "accept4")!, to: Accept4.self)
 }
