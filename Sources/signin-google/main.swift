@@ -1,3 +1,4 @@
 import Shared
 
-Endpoint.main(name: "signin-google", handler: GoogleSignIn.handle)
+// A lost commit here costs a person one more sign-in: no fsync per sign-in (see Database.Durability).
+Endpoint.main(name: "signin-google", durability: .crashSafe, handler: GoogleSignIn.handle)

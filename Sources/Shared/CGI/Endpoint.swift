@@ -6,15 +6,17 @@ import Glibc
 public enum Endpoint {
     /// Runs `handler` for a POST with a JSON object body (or, with `bodyOptional`, no body at all)
     /// and never returns. Every path prints exactly one CGI answer and one log line on stderr.
+    /// `durability` is what the endpoint's commits must survive (see `Database.Durability`).
     public static func main(
-        name: String, bodyOptional: Bool = false,
+        name: String, bodyOptional: Bool = false, durability: Database.Durability = .powerCutSafe,
         handler: (RequestContext) throws(FrontdoorError) -> CGIResponse
     ) -> Never {
         let started = Clock.monotonicMillis()
         // A ceiling before anything else; replaced by the configured one once the config is read.
         Lifetime.start(seconds: 30)
         let environment = CGIRequest.processEnvironment()
-        let outcome = answer(name: name, environment: environment, bodyOptional: bodyOptional, handler: handler)
+        let outcome = answer(
+            name: name, environment: environment, bodyOptional: bodyOptional, durability: durability, handler: handler)
         outcome.response.write()
         let code = outcome.response.status >= 400 ? (outcome.response.body["error"]?.stringValue ?? "-") : "-"
         FileIO.log(
@@ -48,7 +50,7 @@ public enum Endpoint {
     }
 
     static func answer(
-        name: String, environment: [String: String], bodyOptional: Bool,
+        name: String, environment: [String: String], bodyOptional: Bool, durability: Database.Durability = .powerCutSafe,
         handler: (RequestContext) throws(FrontdoorError) -> CGIResponse
     ) -> Outcome {
         let request: CGIRequest
@@ -73,7 +75,8 @@ public enum Endpoint {
             return Outcome(response: CGIResponse(error: failure), detail: error.description, configBroken: true)
         }
         Lifetime.start(seconds: config.processLifetimeSeconds)
-        let context = RequestContext(config: config, request: request, body: body, now: Clock.now())
+        let context = RequestContext(
+            config: config, request: request, body: body, now: Clock.now(), durability: durability)
         do {
             return Outcome(response: try handler(context), context: context)
         } catch {

@@ -6,6 +6,8 @@ public final class RequestContext {
     /// The request body, an object; empty when the request had no body.
     public let body: JSONValue
     public let now: UnixTime
+    /// How durable the store's commits are for this endpoint (see `Database.Durability`).
+    public let durability: Database.Durability
     private var openedDatabase: Database?
     private var openedHTTPClient: HTTPClient?
     private let makeHTTPClient: (Config) -> HTTPClient
@@ -14,12 +16,14 @@ public final class RequestContext {
 
     public init(
         config: Config, request: CGIRequest, body: JSONValue, now: UnixTime,
+        durability: Database.Durability = .powerCutSafe,
         makeHTTPClient: @escaping (Config) -> HTTPClient = RequestContext.curlClient
     ) {
         self.config = config
         self.request = request
         self.body = body
         self.now = now
+        self.durability = durability
         self.makeHTTPClient = makeHTTPClient
     }
 
@@ -32,7 +36,7 @@ public final class RequestContext {
 
     public func database() throws(FrontdoorError) -> Database {
         if let openedDatabase { return openedDatabase }
-        let db = try Database(path: config.databasePath)
+        let db = try Database(path: config.databasePath, durability: durability)
         openedDatabase = db
         return db
     }

@@ -7,9 +7,9 @@ import Glibc
 /// locks coordinate them.
 ///
 /// Every connection is set up the same way:
-/// - `synchronous=FULL`: with WAL, every commit is synced before it returns, so a committed
-///   account deletion survives a power cut (NORMAL could lose the last commits). It costs one
-///   fsync per write transaction, which a sign-in server can afford.
+/// - `synchronous`: FULL by default (`Durability.powerCutSafe`): every commit is synced before it
+///   returns, so a committed account deletion or sign-out survives a power cut. A sign-in that
+///   only hands out a session may ask for NORMAL (`.crashSafe`) and skip the two fsyncs.
 /// - `secure_delete=ON` (deleted content is overwritten) and `foreign_keys=ON` (cascades work).
 /// - A short back-off busy handler (see `BusyHandler`) instead of SQLite's 100 ms sleeps.
 /// - `SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE` and `SQLITE_FCNTL_PERSIST_WAL`: a process's close neither
@@ -25,6 +25,18 @@ import Glibc
 /// violation is such an internal error: where a conflict is expected (a unique email, a claimed
 /// nonce), write `INSERT … ON CONFLICT DO NOTHING` and look at the change count instead.
 public final class Database {
+    /// What a commit survives once it has returned.
+    public enum Durability: Sendable {
+        /// A power cut (`synchronous=FULL`: the WAL, and the first time its directory, are synced
+        /// before the commit returns). For anything that takes access or data away.
+        case powerCutSafe
+        /// The process being killed, and a power cut leaves the file intact, but the last commits
+        /// before a power cut may be lost (`synchronous=NORMAL`: the WAL is synced by the next
+        /// power-cut-safe commit or checkpoint). For commits whose loss costs a person one more
+        /// sign-in and nothing else.
+        case crashSafe
+    }
+
     /// The version the migrations bring a database to (`PRAGMA user_version`).
     public static let schemaVersion = Migrations.scripts.count
 
@@ -38,7 +50,7 @@ public final class Database {
     /// Opens the database at `path`, creating the file with mode 0600 if missing (its directory
     /// must exist), configures the connection and brings the schema to `schemaVersion`. Safe when
     /// several processes do it at once. A database from a newer version of the code is refused.
-    public init(path: String, busyTimeoutMillis: Int = 5000) throws(FrontdoorError) {
+    public init(path: String, busyTimeoutMillis: Int = 5000, durability: Durability = .powerCutSafe) throws(FrontdoorError) {
         self.busyTimeoutMillis = busyTimeoutMillis
         busy = BusyHandler(timeoutMillis: busyTimeoutMillis)
         walFrames = .allocate(capacity: 1)
@@ -46,7 +58,7 @@ public final class Database {
         do throws(FrontdoorError) {
             try Self.createFile(path)
             handle = try Self.openHandle(path)
-            try configure()
+            try configure(durability)
             try migrate()
         } catch {
             close()
@@ -209,7 +221,7 @@ public final class Database {
         return db
     }
 
-    private func configure() throws(FrontdoorError) {
+    private func configure(_ durability: Durability) throws(FrontdoorError) {
         let db = try openHandle()
         try busy.install(on: db)
         var noCheckpoint: Int32 = 0
@@ -218,7 +230,8 @@ public final class Database {
         var persistWAL: Int32 = 1
         rc = frontdoor_sqlite3_persist_wal(db, &persistWAL)
         guard rc == SQLITE_OK else { throw SQLiteError.make(db, "file_control PERSIST_WAL", rc) }
-        for pragma in ["PRAGMA foreign_keys = ON", "PRAGMA synchronous = FULL", "PRAGMA secure_delete = ON"] {
+        let synchronous = durability == .powerCutSafe ? "FULL" : "NORMAL"
+        for pragma in ["PRAGMA foreign_keys = ON", "PRAGMA synchronous = \(synchronous)", "PRAGMA secure_delete = ON"] {
             try Statement.executeScript(db, pragma)
         }
         frontdoor_sqlite3_watch_wal(db, walFrames)
