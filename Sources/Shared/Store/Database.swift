@@ -130,6 +130,9 @@ public final class Database {
         guard let db = handle, walFrameCount >= threshold, sqlite3_get_autocommit(db) != 0 else { return }
         guard frontdoor_sqlite3_no_busy_handler(db) == SQLITE_OK else { return }
         defer { try? busy.install(on: db) }
+        // PASSIVE first: it copies the frames and does the syncs without the writer lock, so the
+        // TRUNCATE after it holds up the next commit only for the truncation, not for two fsyncs.
+        _ = try? query("PRAGMA wal_checkpoint(PASSIVE)")
         if let row = try? query("PRAGMA wal_checkpoint(TRUNCATE)").first, row.int(0) == 0 {
             walFrames.pointee = 0
         }
