@@ -13,7 +13,7 @@ public enum Endpoint {
         let started = Clock.monotonicMillis()
         // A ceiling before anything else; replaced by the configured one once the config is read.
         Lifetime.start(seconds: 30)
-        let environment = CGIRequest.processEnvironment()
+        let environment = CGIEnvironment.process()
         let outcome = answer(name: name, environment: environment, bodyOptional: bodyOptional, handler: handler)
         outcome.response.write()
         let code = outcome.response.status >= 400 ? (outcome.response.body["error"]?.stringValue ?? "-") : "-"
@@ -48,7 +48,7 @@ public enum Endpoint {
     }
 
     static func answer(
-        name: String, environment: [String: String], bodyOptional: Bool,
+        name: String, environment: CGIEnvironment, bodyOptional: Bool,
         handler: (RequestContext) throws(FrontdoorError) -> CGIResponse
     ) -> Outcome {
         let request: CGIRequest
