@@ -91,9 +91,40 @@ public struct CGIRequest: Sendable {
     /// Whether the content type is JSON (`application/json`, parameters such as charset allowed).
     public var hasJSONContentType: Bool {
         guard let contentType else { return false }
+        // An ASCII type, the only kind clients send, is judged on its bytes: `split` and
+        // `lowercased` cost a request ~160 K instructions of Unicode machinery. Other text keeps
+        // the Character rules below (`split` treats U+037E as ";", for one).
+        if let verdict = contentType.utf8.withContiguousStorageIfAvailable(Self.asciiTypeIsJSON), let verdict {
+            return verdict
+        }
         let media = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingASCIISpaces() } ?? ""
         return media.lowercased() == "application/json"
     }
+
+    /// The same judgement for ASCII bytes (nil for any other byte): leading `;`s skipped as
+    /// `split` omits empty pieces, the media type up to the next `;`, spaces and tabs trimmed,
+    /// compared without regard to case.
+    private static func asciiTypeIsJSON(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
+        let semicolon = UInt8(ascii: ";")
+        guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+        var start = 0
+        while start < bytes.count && bytes[start] == semicolon { start += 1 }
+        var end = start
+        while end < bytes.count && bytes[end] != semicolon { end += 1 }
+        while start < end && isSpaceOrTab(bytes[start]) { start += 1 }
+        while end > start && isSpaceOrTab(bytes[end - 1]) { end -= 1 }
+        let wanted: StaticString = "application/json"
+        guard end - start == wanted.utf8CodeUnitCount else { return false }
+        return wanted.withUTF8Buffer { json in
+            json.indices.allSatisfy { i in
+                let byte = bytes[start + i]
+                let lower = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 0x20 : byte
+                return lower == json[i]
+            }
+        }
+    }
+
+    private static func isSpaceOrTab(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
 }
 
 extension StringProtocol {
