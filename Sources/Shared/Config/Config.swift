@@ -7,7 +7,7 @@ public struct Config: Sendable {
     public struct Google: Sendable {
         public var clientIds: [String]
         public var certsUrl: String
-        public static let issuers: Set<String> = ["accounts.google.com", "https://accounts.google.com"]
+        public static let issuers = ["accounts.google.com", "https://accounts.google.com"]
     }
 
     public struct Apple: Sendable {
