@@ -145,7 +145,7 @@ public final class FakeFirebase: @unchecked Sendable {
         let verified: VerifiedToken
         do {
             let keys = try JSONWebKeySet.parse(Array(JWTMinter.jwks(appleKeys).utf8))
-            let policy = ClaimsPolicy(issuers: [FakeApple.issuer], audiences: Set(bundleIds))
+            let policy = ClaimsPolicy(issuers: [FakeApple.issuer], audiences: bundleIds)
             verified = try TokenVerifier.verify(appleToken, keys: keys, policy: policy, now: Clock.now())
         } catch {
             return failure(400, "INVALID_IDP_RESPONSE : The supplied auth credential is malformed or has expired.")

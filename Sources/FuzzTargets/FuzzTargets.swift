@@ -51,7 +51,7 @@ public enum FuzzTargets {
     /// fcgiwrap would. Then the method/type/JSON checks, the fields endpoints read, and a JSON
     /// round trip that must give back the same value.
     public static func cgi(_ input: [UInt8]) {
-        let (environment, body) = splitRequest(input)
+        let (environment, optional, body) = splitRequest(input)
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else { return }
         defer { close(fds[0]) }
@@ -69,7 +69,7 @@ public enum FuzzTargets {
         guard let request = try? CGIRequest.read(environment: environment, input: fds[0]) else { return }
         _ = request.bearerToken
         _ = request.hasJSONContentType
-        guard let json = try? Endpoint.parseBody(request, optional: environment["FUZZ_OPTIONAL"] != nil) else { return }
+        guard let json = try? Endpoint.parseBody(request, optional: optional) else { return }
         _ = try? json.requiredString("idToken")
         _ = try? json.optionalString("rawNonce", maxBytes: 512)
         _ = try? json.optionalBool("acceptAsTyped")
@@ -85,8 +85,10 @@ public enum FuzzTargets {
         precondition(again == json, "JSON did not survive its own writer")
     }
 
-    static func splitRequest(_ input: [UInt8]) -> ([String: String], [UInt8]) {
-        var environment: [String: String] = [:]
+    /// The CGI variables, whether `FUZZ_OPTIONAL` was set (the body may be absent), and the body.
+    static func splitRequest(_ input: [UInt8]) -> (CGIEnvironment, Bool, [UInt8]) {
+        var environment = CGIEnvironment()
+        var optional = false
         var start = 0
         while start < input.count {
             let end = input[start...].firstIndex(of: 0x0A) ?? input.count
@@ -94,9 +96,11 @@ public enum FuzzTargets {
             start = end + 1
             if line.isEmpty { break }
             if let eq = line.firstIndex(of: "=") {
-                environment[String(line[..<eq])] = String(line[line.index(after: eq)...])
+                let name = String(line[..<eq])
+                if name == "FUZZ_OPTIONAL" { optional = true }
+                environment[name] = String(line[line.index(after: eq)...])
             }
         }
-        return (environment, start < input.count ? Array(input[start...]) : [])
+        return (environment, optional, start < input.count ? Array(input[start...]) : [])
     }
 }

@@ -122,6 +122,17 @@ import Testing
 @Suite struct SmallRulesTests {
     @Test func emailMatchKeyTrimsAndFoldsCase() {
         #expect(EmailAddress.matchKey("  Ada@Example.COM\n") == "ada@example.com")
+        #expect(EmailAddress.matchKey("\u{2003}\u{C9}ve@Example.com ") == "\u{E9}ve@example.com")
+    }
+
+    /// ASCII addresses take a byte path; it must agree with the Unicode rules on every ASCII byte.
+    @Test func emailMatchKeyOfASCIIAgreesWithUnicodeRules() {
+        for byte in UInt8(0)..<0x80 {
+            let c = String(decoding: [byte], as: UTF8.self)
+            for address in [c, c + "aB" + c, " " + c + "Q@x" + c + "\t", c + c + "\u{0B}"] {
+                #expect(EmailAddress.matchKey(address) == address.trimmingWhitespace().lowercased())
+            }
+        }
     }
 
     @Test func googleSpeaksForGmailAndHostedDomainsOnly() {

@@ -9,6 +9,8 @@ import Testing
         ("https://127.0.0.1/", .tls),
         ("http://127.0.0.1:8", .loopback),
         ("http://127.5.5.5", .loopback),
+        ("http://127.0.0.255", .loopback),
+        ("http://127.10.200.0", .loopback),
         ("http://127.0.0.1/@evil.com", .loopback),
         ("http://[::1]:80", .loopback),
         ("http://[0:0:0:0:0:0:0:1]/", .loopback),
@@ -32,6 +34,8 @@ import Testing
         "http:// 127.0.0.1", " http://127.0.0.1", "http://127.0.0.1\n", "http://", "http:127.0.0.1", "//127.0.0.1",
         "ftp://127.0.0.1/", "file:///etc/passwd", "gopher://localhost", "garbage", "", "https://", "https://:443",
         "https://exa mple.com", "https://ex\u{e4}mple.com",
+        "http://127.0.0.256", "http://127..0.1", "http://127.0.0.1.", "http://.127.0.0.1", "http://127.0.0.01",
+        "http://1270.0.0.1", "http://127.0.0.1.2",
     ])
     func refuses(url: String) {
         #expect(OutboundURL.classify(url) == nil)

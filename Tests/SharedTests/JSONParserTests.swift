@@ -13,6 +13,19 @@ import Testing
         #expect(throws: JSONParseError.duplicateMember("k")) { try JSONParser.parse(#"[{"x":{"k":1,"k":1}}]"#) }
     }
 
+    /// Small objects are searched linearly and large ones through a set: duplicates on both sides
+    /// of the switch are refused, and distinct names are all kept.
+    @Test func refusesDuplicatesInLargeObjects() throws {
+        let names = (0..<40).map { "m\($0)" }
+        func object(_ names: [String]) -> String { "{" + names.map { "\"\($0)\":0" }.joined(separator: ",") + "}" }
+        #expect(try JSONParser.parse(object(names)).objectValue?.count == 40)
+        for (early, late) in [(3, 10), (3, 30), (20, 35), (15, 16)] {
+            var twice = names
+            twice[late] = names[early]
+            #expect(throws: JSONParseError.duplicateMember(names[early])) { try JSONParser.parse(object(twice)) }
+        }
+    }
+
     @Test(arguments: [
         "", "{", "[1,]", "{\"a\":1,}", "01", "1.", ".5", "+1", "tru", "\"\\x\"", "\"\u{01}\"", "\"\\ud800\"",
         "NaN", "1e999", "{} {}", "'a'", "[1 2]", "{\"a\" 1}",

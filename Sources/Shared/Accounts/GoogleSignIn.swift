@@ -5,7 +5,7 @@ public enum GoogleSignIn {
             throw .internal("config: google: not configured, yet signin-google was called")
         }
         let idToken = try context.body.requiredString("idToken")
-        let policy = ClaimsPolicy(issuers: Config.Google.issuers, audiences: Set(google.clientIds))
+        let policy = ClaimsPolicy(issuers: Config.Google.issuers, audiences: google.clientIds)
         let token = try IssuerTokens.verify(idToken, keysUrl: google.certsUrl, policy: policy, context: context)
         let identity = ProviderIdentity(
             provider: .google, subject: token.subject, email: token.email, emailVerified: token.emailVerified,

@@ -13,7 +13,7 @@ public struct AppleToken: Sendable {
     public let nonceHash: [UInt8]
 
     public static func policy(bundleIds: [String]) -> ClaimsPolicy {
-        ClaimsPolicy(issuers: [issuer], audiences: Set(bundleIds))
+        ClaimsPolicy(issuers: [issuer], audiences: bundleIds)
     }
 
     /// The cheap checks, before the nonce is spent and anything leaves the box: shape, header

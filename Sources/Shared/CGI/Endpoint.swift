@@ -14,7 +14,7 @@ public enum Endpoint {
         let started = Clock.monotonicMillis()
         // A ceiling before anything else; replaced by the configured one once the config is read.
         Lifetime.start(seconds: 30)
-        let environment = CGIRequest.processEnvironment()
+        let environment = CGIEnvironment.process()
         let outcome = answer(
             name: name, environment: environment, bodyOptional: bodyOptional, durability: durability, handler: handler)
         outcome.response.write()
@@ -50,7 +50,7 @@ public enum Endpoint {
     }
 
     static func answer(
-        name: String, environment: [String: String], bodyOptional: Bool, durability: Database.Durability = .powerCutSafe,
+        name: String, environment: CGIEnvironment, bodyOptional: Bool, durability: Database.Durability = .powerCutSafe,
         handler: (RequestContext) throws(FrontdoorError) -> CGIResponse
     ) -> Outcome {
         let request: CGIRequest

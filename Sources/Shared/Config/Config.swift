@@ -7,7 +7,7 @@ public struct Config: Sendable {
     public struct Google: Sendable {
         public var clientIds: [String]
         public var certsUrl: String
-        public static let issuers: Set<String> = ["accounts.google.com", "https://accounts.google.com"]
+        public static let issuers = ["accounts.google.com", "https://accounts.google.com"]
     }
 
     public struct Apple: Sendable {
@@ -107,8 +107,8 @@ public struct Config: Sendable {
     public var secretFiles: [(key: String, path: String)] = []
 
     /// Reads and validates the file named by `AUTH_CONFIG`.
-    public static func load(environment: [String: String]) throws(ConfigError) -> Config {
-        guard let path = environment["AUTH_CONFIG"], !path.isEmpty else {
+    public static func load(environment: CGIEnvironment) throws(ConfigError) -> Config {
+        guard let path = environment.configPath, !path.isEmpty else {
             throw ConfigError(key: "AUTH_CONFIG", reason: "the environment variable naming the config file is not set")
         }
         guard let bytes = FileIO.readFile(path, limit: 256 * 1024) else {

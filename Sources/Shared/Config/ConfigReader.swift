@@ -3,7 +3,9 @@
 struct ConfigReader {
     let path: String
     let members: [(String, JSONValue)]
-    private(set) var seen: Set<String> = []
+    /// The names asked for; an array, as sections have a dozen keys at most and a Set<String>
+    /// costs a process ~100 K instructions of run-time type set-up on first use.
+    private(set) var seen: [String] = []
 
     init(_ value: JSONValue, path: String) throws(ConfigError) {
         guard let members = value.objectValue else { throw ConfigError(key: path.isEmpty ? "(top level)" : path, reason: "must be an object") }
@@ -14,7 +16,7 @@ struct ConfigReader {
     func key(_ name: String) -> String { path.isEmpty ? name : "\(path).\(name)" }
 
     mutating func value(_ name: String) -> JSONValue? {
-        seen.insert(name)
+        seen.append(name)
         for (key, value) in members where key == name { return value.isNull ? nil : value }
         return nil
     }

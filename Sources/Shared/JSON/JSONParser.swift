@@ -13,6 +13,8 @@ public struct JSONParser {
     private let bytes: [UInt8]
     private var index = 0
     private let maxDepth: Int
+    /// Members up to which an object's names are compared one by one.
+    private static let linearSearchLimit = 16
 
     public static func parse(_ bytes: [UInt8], maxDepth: Int = 32) throws(JSONParseError) -> JSONValue {
         var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
@@ -72,7 +74,10 @@ public struct JSONParser {
         guard depth <= maxDepth else { throw .tooDeep }
         index += 1
         var members: [(String, JSONValue)] = []
-        var names = Set<String>()
+        // Duplicates are found by a linear search while the object is small, as every object
+        // frontdoor reads is: a process's first Set<String> costs ~100 K instructions of run-time
+        // type set-up. A large object gets a set, so a hostile body stays linear.
+        var names: Set<String>?
         skipWhitespace()
         if peek() == UInt8(ascii: "}") {
             index += 1
@@ -82,7 +87,13 @@ public struct JSONParser {
             skipWhitespace()
             guard peek() == UInt8(ascii: "\"") else { throw .syntax(at: index) }
             let name = try parseString()
-            guard names.insert(name).inserted else { throw .duplicateMember(name) }
+            if members.count < Self.linearSearchLimit {
+                for (seen, _) in members where seen == name { throw .duplicateMember(name) }
+            } else {
+                var set = names.take() ?? Set(members.map { $0.0 })
+                guard set.insert(name).inserted else { throw .duplicateMember(name) }
+                names = set
+            }
             skipWhitespace()
             guard peek() == UInt8(ascii: ":") else { throw .syntax(at: index) }
             index += 1

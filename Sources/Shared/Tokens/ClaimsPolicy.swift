@@ -1,15 +1,18 @@
 /// What an issuer's tokens must say to be accepted (DESIGN.md rule 1).
+///
+/// The lists are arrays searched one by one, not sets: they hold a few names, and a process's
+/// first Set<String> costs ~100 K instructions of run-time type set-up.
 public struct ClaimsPolicy: Sendable {
     /// `iss` must be one of these, exactly.
-    public var issuers: Set<String>
+    public var issuers: [String]
     /// `aud` must be one of these, or an array of nothing but these (OIDC Core 3.1.3.7).
-    public var audiences: Set<String>
+    public var audiences: [String]
     /// Seconds of disagreement between our clock and the issuer's that `exp`, `iat` and `nbf` allow.
     public var clockSkew: Int64 = 60
     /// The longest `exp - iat` accepted, in seconds.
     public var maxLifetime: Int64 = 86_400
 
-    public init(issuers: Set<String>, audiences: Set<String>) {
+    public init(issuers: [String], audiences: [String]) {
         self.issuers = issuers
         self.audiences = audiences
     }
