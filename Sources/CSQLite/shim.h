@@ -6,6 +6,13 @@
 // Swift cannot call C variadic functions or use SQLITE_TRANSIENT (a cast of -1 to a function
 // pointer), so the few calls that need them get typed wrappers here.
 
+/// Turns off SQLite's memory statistics, which nothing reads: with them on, every allocation takes
+/// a global mutex and updates counters (about 100 K instructions of a sign-in's schema parse).
+/// Only possible before SQLite initialises, so it returns SQLITE_MISUSE when called later.
+static inline int frontdoor_sqlite3_no_memstatus(void) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 /// sqlite3_db_config for the "int, int*" options (SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE and friends).
 static inline int frontdoor_sqlite3_db_config_int(sqlite3 *db, int op, int value, int *result) {
     return sqlite3_db_config(db, op, value, result);

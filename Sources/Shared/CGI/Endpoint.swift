@@ -26,7 +26,7 @@ public enum Endpoint {
         if outcome.configBroken { exit(1) }
         // Every process re-reads the WAL when it opens: the one whose commit made it long empties it.
         if let context = outcome.context, context.usedDatabase, let db = try? context.database(),
-            db.walFrameCount >= 64
+            db.walFrameCount >= Database.walTidyFrames
         {
             context.runAfterAnswer { db.tidyWAL() }
         }

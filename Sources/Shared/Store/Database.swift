@@ -121,6 +121,10 @@ public final class Database {
         }
     }
 
+    /// The WAL length (frames) at which a request empties it after its answer. Every process
+    /// re-reads and checksums the whole WAL when it opens, so this bounds what each one re-reads.
+    public static let walTidyFrames = 64
+
     /// The WAL's length in frames (pages) after this connection's last commit; 0 before any.
     public var walFrameCount: Int { Int(walFrames.pointee) }
 
@@ -128,7 +132,7 @@ public final class Database {
     /// connections (when one is busy it checkpoints what it can and leaves the rest). Every process
     /// re-reads the whole WAL when it opens, so keeping it short keeps every request cheap; callers
     /// do this after their answer is out.
-    public func tidyWAL(threshold: Int = 64) {
+    public func tidyWAL(threshold: Int = Database.walTidyFrames) {
         guard let db = handle, walFrameCount >= threshold, sqlite3_get_autocommit(db) != 0 else { return }
         guard frontdoor_sqlite3_no_busy_handler(db) == SQLITE_OK else { return }
         defer { try? busy.install(on: db) }
@@ -212,7 +216,11 @@ public final class Database {
         Glibc.close(fd)
     }
 
+    /// Once a process, before SQLite initialises (a later call is refused and changes nothing).
+    private static let processSetUp: Void = { _ = frontdoor_sqlite3_no_memstatus() }()
+
     private static func openHandle(_ path: String) throws(FrontdoorError) -> OpaquePointer {
+        _ = processSetUp
         var db: OpaquePointer?
         // NOMUTEX: a connection belongs to one thread. EXRESCODE: errors carry extended codes.
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
