@@ -77,6 +77,16 @@ check "405 says Allow: POST" "printf '%s' \"\$headers\" | grep -qi '^Allow: POST
 check "server_tokens off" "printf '%s' \"\$headers\" | grep -qi '^Server: nginx.\$'"
 code=$(curl -s -o "$work/404.json" -w '%{http_code}' -X POST "$url/auth/frontdoor-check" -H 'Content-Type: application/json' -d '{}')
 check "unrouted names answer 404 in JSON" "[ '$code' = 404 ] && grep -q not_found '$work/404.json'"
+# Mail through the installed (static) binaries: libcurl is dlopen()ed for SMTP as for HTTPS.
+post_json() { curl -s -X POST "$url/auth/$1" -H 'Content-Type: application/json' "${@:3}" -d "$2"; }
+post_json signin-email '{"action":"register","email":"install.mail@example.org","password":"an install password"}' >/dev/null
+session=$(post_json signin-email '{"action":"login","email":"install.mail@example.org","password":"an install password"}' |
+    sed -n 's/.*"sessionToken":"\([^"]*\)".*/\1/p')
+ticket=$(post_json verify-email '{"action":"verify_own_email"}' -H "Authorization: Bearer $session" |
+    sed -n 's/.*"ticket":"\([^"]*\)".*/\1/p')
+sent=$(post_json verify-email "{\"action\":\"send_code\",\"ticket\":\"$ticket\"}")
+check "send_code mails through the installed binary: $sent" "printf '%s' '$sent' | grep -q '\"sent\":true'"
+check "the mail reached the sink" "curl -s 'http://127.0.0.1:$dev_port/mail/last' | grep -q '^To: <install.mail@example.org>'"
 # The per-address limit: a burst of 20, then 429 in JSON with Retry-After.
 limited=0
 for i in $(seq 40); do
