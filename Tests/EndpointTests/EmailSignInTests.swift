@@ -120,6 +120,20 @@ import Testing
         #expect(try h.login("throttle@example.org", "the right password").status == 200)
     }
 
+    @Test func rateLimitKeysAreHMACsWithTheServersSecret() throws {
+        let h = try Harness()
+        #expect(try h.login("keyed@example.org", "wrong password").status == 401)
+        let stored = Set(try h.database().query("SELECT key_hash FROM rate_limits").compactMap { $0.blob(0) })
+        #expect(stored.count == 2)
+        // The server key was made beside the database on first use; the limit's secret derives from it.
+        let serverKey = try DeletionAudit.key(config: try Config.load(environment: ["AUTH_CONFIG": h.configPath]))
+        let secret = RateLimits.secret(serverKey: serverKey)
+        let descriptor = Array("login-email/900:keyed@example.org".utf8)
+        #expect(stored.contains(HMACSHA256.mac(key: secret, message: descriptor)))
+        #expect(!stored.contains(SHA256.hash(descriptor)))
+        #expect(!stored.contains(HMACSHA256.mac(key: serverKey, message: descriptor)))
+    }
+
     @Test func loginRehashesWhenTheCostSettingChanges() throws {
         let h = try Harness()
         #expect(try h.register("cost@example.org", "a fine password").status == 201)

@@ -10,6 +10,8 @@ public final class RequestContext {
     public let durability: Database.Durability
     private var openedDatabase: Database?
     private var openedHTTPClient: HTTPClient?
+    /// See `rateLimitSecret()`.
+    var rateLimitSecretCache: [UInt8]?
     private let makeHTTPClient: (Config) -> HTTPClient
     /// Work that runs after the answer is out (stdout and stderr closed); it must record its own outcome.
     public private(set) var afterwards: [() -> Void] = []

@@ -31,8 +31,10 @@ public enum EmailSignIn {
         let db = try context.database()
         let key = EmailAddress.matchKey(email)
         let taken = FrontdoorError(.emailTaken, "An account with this email already exists. Please sign in instead.")
+        let secret = try context.rateLimitSecret()
         let known = try db.transaction { () throws(FrontdoorError) -> Bool in
-            try RateLimits.hit(context.config.limits.registration(client: context.client), db: db, now: context.now)
+            try RateLimits.hit(
+                context.config.limits.registration(client: context.client, secret: secret), db: db, now: context.now)
             return try !db.query("SELECT 1 FROM accounts WHERE email_key = ?", [.text(key)]).isEmpty
         }
         guard !known else { throw taken }
@@ -61,7 +63,7 @@ public enum EmailSignIn {
         let db = try context.database()
         let cost = context.config.passwordCost
         // Every attempt counts until it succeeds, so parallel guesses cannot all slip under the limit.
-        let limits = context.config.limits.login(email: typed, client: context.client)
+        let limits = context.config.limits.login(email: typed, client: context.client, secret: try context.rateLimitSecret())
         let account = try db.transaction { () throws(FrontdoorError) -> (id: String, hash: String)? in
             try RateLimits.hit(limits, db: db, now: context.now)
             let rows = try db.query(

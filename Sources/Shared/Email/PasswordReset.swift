@@ -12,7 +12,9 @@ enum PasswordReset {
         let db = try context.database()
         let now = context.now
         let code = try Codes.generate()
-        let limits = context.config.limits.mail(to: email) + context.config.limits.resetRequest(client: context.client)
+        let secret = try context.rateLimitSecret()
+        let limits = context.config.limits.mail(to: email, secret: secret)
+            + context.config.limits.resetRequest(client: context.client, secret: secret)
         let (ticket, recipient) = try db.transaction { () throws(FrontdoorError) -> (String, String?) in
             try RateLimits.hit(limits, db: db, now: now)
             let account = try db.query(

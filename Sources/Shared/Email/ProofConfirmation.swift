@@ -67,12 +67,14 @@ enum ProofConfirmation {
     ) throws(FrontdoorError) -> SessionBody {
         let now = context.now
         let cost = context.config.passwordCost
+        let secret = try context.rateLimitSecret()
         let found = try db.transaction { () throws(FrontdoorError) -> ([RateLimits.Limit], String?) in
             guard case .join(_, let id, _, _, _) = try PendingTicket.find(ticket, db: db, now: now) else {
                 throw PendingTicket.invalid
             }
             let rows = try db.query("SELECT email, password_hash FROM accounts WHERE id = ?", [.text(id)])
-            let limits = context.config.limits.login(email: rows.first?.text(0) ?? id, client: context.client)
+            let limits = context.config.limits.login(
+                email: rows.first?.text(0) ?? id, client: context.client, secret: secret)
             try RateLimits.hit(limits, db: db, now: now)
             return (limits, rows.first?.text(1))
         }

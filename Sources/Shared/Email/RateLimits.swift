@@ -3,19 +3,26 @@
 /// concurrent requests cannot all slip under a limit together.
 public enum RateLimits {
     public struct Limit: Sendable {
-        /// Names the limit and its value (`login-email:<address>`); hashed before it is stored.
-        public let key: String
+        /// What is stored for the limit and its value (`login-email/900:<address>`): an HMAC with
+        /// the server's rate-limit secret, so the table alone cannot be checked against a list of
+        /// addresses, as a plain hash could.
+        public let keyHash: [UInt8]
         public let maximum: Int64
         public let windowSeconds: Int64
 
-        public init(_ name: String, _ value: String, maximum: Int64, windowSeconds: Int64) {
-            key = "\(name)/\(windowSeconds):\(value)"
+        public init(_ name: String, _ value: String, maximum: Int64, windowSeconds: Int64, secret: [UInt8]) {
+            keyHash = HMACSHA256.mac(key: secret, message: Array("\(name)/\(windowSeconds):\(value)".utf8))
             self.maximum = maximum
             self.windowSeconds = windowSeconds
         }
 
-        var keyHash: [UInt8] { SHA256.hash(Array(key.utf8)) }
         func windowStart(_ now: UnixTime) -> UnixTime { now - now % windowSeconds }
+    }
+
+    /// The rate-limit secret, derived from the server key (`DeletionAudit.key`) so the audit rows'
+    /// HMACs and these never share a key.
+    public static func secret(serverKey: [UInt8]) -> [UInt8] {
+        HMACSHA256.mac(key: serverKey, message: Array("frontdoor rate-limit keys".utf8))
     }
 
     /// Counts one hit on every limit, or none when any of them is already full: then it throws
@@ -67,35 +74,53 @@ public enum RateLimits {
 
 extension Config.Limits {
     /// Login failures (and password proofs) for the address typed, and for the client.
-    func login(email: String, client: String) -> [RateLimits.Limit] {
+    func login(email: String, client: String, secret: [UInt8]) -> [RateLimits.Limit] {
         [
             .init(
                 "login-email", EmailAddress.matchKey(email), maximum: loginFailuresPerEmail,
-                windowSeconds: loginWindowSeconds),
-            .init("login-client", client, maximum: loginFailuresPerClient, windowSeconds: loginWindowSeconds),
+                windowSeconds: loginWindowSeconds, secret: secret),
+            .init(
+                "login-client", client, maximum: loginFailuresPerClient, windowSeconds: loginWindowSeconds,
+                secret: secret),
         ]
     }
 
     /// Codes mailed to one address (whether or not an account has it) and by the whole server.
-    func mail(to email: String) -> [RateLimits.Limit] {
+    func mail(to email: String, secret: [UInt8]) -> [RateLimits.Limit] {
         let key = EmailAddress.matchKey(email)
         return [
-            .init("mail-email", key, maximum: 1, windowSeconds: mailIntervalSeconds),
-            .init("mail-email", key, maximum: mailPerEmailPerHour, windowSeconds: 3600),
-            .init("mail-all", "", maximum: mailPerHour, windowSeconds: 3600),
+            .init("mail-email", key, maximum: 1, windowSeconds: mailIntervalSeconds, secret: secret),
+            .init("mail-email", key, maximum: mailPerEmailPerHour, windowSeconds: 3600, secret: secret),
+            .init("mail-all", "", maximum: mailPerHour, windowSeconds: 3600, secret: secret),
         ]
     }
 
-    func registration(client: String) -> [RateLimits.Limit] {
-        [.init("register-client", client, maximum: registrationsPerClientPerHour, windowSeconds: 3600)]
+    func registration(client: String, secret: [UInt8]) -> [RateLimits.Limit] {
+        [
+            .init(
+                "register-client", client, maximum: registrationsPerClientPerHour, windowSeconds: 3600,
+                secret: secret)
+        ]
     }
 
-    func resetRequest(client: String) -> [RateLimits.Limit] {
-        [.init("reset-client", client, maximum: resetRequestsPerClientPerHour, windowSeconds: 3600)]
+    func resetRequest(client: String, secret: [UInt8]) -> [RateLimits.Limit] {
+        [
+            .init(
+                "reset-client", client, maximum: resetRequestsPerClientPerHour, windowSeconds: 3600,
+                secret: secret)
+        ]
     }
 }
 
 extension RequestContext {
     /// The remote address the limits count by; behind a proxy, set nginx's real-IP module up.
     var client: String { request.remoteAddress ?? "-" }
+
+    /// The rate-limit secret, read once a request (the server key is a file, made on first use).
+    func rateLimitSecret() throws(FrontdoorError) -> [UInt8] {
+        if let rateLimitSecretCache { return rateLimitSecretCache }
+        let secret = RateLimits.secret(serverKey: try DeletionAudit.key(config: config))
+        rateLimitSecretCache = secret
+        return secret
+    }
 }

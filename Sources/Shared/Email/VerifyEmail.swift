@@ -25,6 +25,7 @@ public enum VerifyEmail {
         let db = try context.database()
         let now = context.now
         let code = try Codes.generate()
+        let secret = try context.rateLimitSecret()
         let (pending, email, limits) = try db.transaction {
             () throws(FrontdoorError) -> (PendingTicket, String, [RateLimits.Limit]) in
             let pending = try PendingTicket.find(ticket, db: db, now: now)
@@ -36,7 +37,7 @@ public enum VerifyEmail {
             }
             guard let email = try db.query("SELECT email FROM accounts WHERE id = ?", [.text(accountId)]).first?.text(0)
             else { throw PendingTicket.invalid }
-            let limits = context.config.limits.mail(to: email)
+            let limits = context.config.limits.mail(to: email, secret: secret)
             try RateLimits.hit(limits, db: db, now: now)
             return (pending, email, limits)
         }

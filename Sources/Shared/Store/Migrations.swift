@@ -1,7 +1,7 @@
 /// The schema, one script per version: script `i` takes a database from version `i` to `i + 1`
 /// (`PRAGMA user_version`). Append new versions; never edit one that has shipped.
 enum Migrations {
-    static let scripts: [String] = [v1, v2, emailCodesAndLimits, accountDeletion]
+    static let scripts: [String] = [v1, v2, emailCodesAndLimits, accountDeletion, keyedRateLimits]
 
     static let v1 = """
         CREATE TABLE accounts (
@@ -126,5 +126,20 @@ enum Migrations {
         ) STRICT, WITHOUT ROWID;
         CREATE INDEX apple_revocations_due ON apple_revocations(state, next_attempt_at);
         CREATE INDEX apple_revocations_until ON apple_revocations(retry_until);
+        """
+
+    /// Rate-limit keys become HMACs with a server secret (a plain SHA-256 of `login-email:<address>`
+    /// can be checked against a list of addresses). The old rows are dropped, not rehashed: their
+    /// values are unknown, and their windows end within the hour anyway.
+    static let keyedRateLimits = """
+        DROP TABLE rate_limits;
+        CREATE TABLE rate_limits (             -- fixed-window counters
+          key_hash BLOB NOT NULL,              -- HMAC-SHA256 of '<limit>/<window>:<value>' with the server's rate-limit secret
+          window_start INTEGER NOT NULL,
+          hits INTEGER NOT NULL,
+          expires_at INTEGER NOT NULL,
+          PRIMARY KEY (key_hash, window_start)
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX rate_limits_expiry ON rate_limits(expires_at);
         """
 }
