@@ -27,11 +27,18 @@ public enum FuzzTargets {
     /// The keys the `jws` seeds name (`fuzz-rsa`, `fuzz-ec`): public halves only, made once with openssl.
     static let keySet: JSONWebKeySet = (try? JSONWebKeySet.parse(fixedKeySet)) ?? JSONWebKeySet(keys: [])
 
-    /// Apple's precheck, compact JWS parsing, the signature layer against `keySet`, then the claims
-    /// checks on its payload whatever the signature said (so the fuzzer reaches them without forging).
+    /// Apple's precheck, delete-account's fresh-token reading, compact JWS parsing, the signature
+    /// layer against `keySet`, then the claims checks on its payload whatever the signature said (so
+    /// the fuzzer reaches them without forging).
     public static func jws(_ input: [UInt8]) {
         let token = String(decoding: input, as: UTF8.self)
         _ = try? AppleToken.precheck(token, rawNonce: "fuzz", bundleIds: ["com.example.frontdoor"], now: now)
+        // delete-account reads a fresh Apple token's subject before anything verifies it.
+        _ = try? FreshAppleAuthorization.parse(
+            .object([
+                ("appleAuthorizationCode", .string("fuzz-code")), ("appleIdentityToken", .string(token)),
+                ("appleRawNonce", .string("fuzz")),
+            ]))
         guard let jws = try? CompactJWS.parse(token) else { return }
         _ = try? verifySignature(of: jws, with: keySet)
         guard let claims = try? JSONParser.parse(jws.payload) else { return }
@@ -81,6 +88,7 @@ public enum FuzzTargets {
         for name in ["action", "password", "ticket", "code", "appleAuthorizationCode", "appleIdentityToken"] {
             _ = try? json.optionalString(name, maxBytes: 16_384)
         }
+        _ = try? FreshAppleAuthorization.parse(json)
         let again = try? JSONParser.parse(json.serialized)
         precondition(again == json, "JSON did not survive its own writer")
     }

@@ -2,7 +2,7 @@
 /// before: the authorization code, the identity token and the raw nonce. All optional (the person
 /// may back out of Face ID, and Android has none); an empty string counts as not sent. A member
 /// that is present but of the wrong type or shape is `invalid_request` before anything is deleted.
-struct FreshAppleAuthorization {
+public struct FreshAppleAuthorization {
     let code: String
     let identityToken: String
     let rawNonce: String
@@ -12,7 +12,7 @@ struct FreshAppleAuthorization {
     let claimedCodeHash: String?
 
     /// nil when any of the three is missing: there is then nothing to revoke with.
-    static func parse(_ body: JSONValue) throws(FrontdoorError) -> FreshAppleAuthorization? {
+    public static func parse(_ body: JSONValue) throws(FrontdoorError) -> FreshAppleAuthorization? {
         let code = try body.optionalString("appleAuthorizationCode", maxBytes: 1024) ?? ""
         let token = try body.optionalString("appleIdentityToken", maxBytes: CompactJWS.maxTokenBytes) ?? ""
         let rawNonce = try body.optionalString("appleRawNonce", maxBytes: 512) ?? ""
