@@ -89,6 +89,52 @@ import Testing
         #expect(try PasswordHasher.hash("pässword with\u{0}nul", cost: Self.cost) != hash)
     }
 
+    static let composed = "caf\u{E9} au lait"  // é as one scalar
+    static let decomposed = "cafe\u{301} au lait"  // e and a combining acute accent
+
+    @Test func passwordsAreHashedInNFC() throws {
+        #expect(Array(Self.composed.utf8) != Array(Self.decomposed.utf8))
+        let fromDecomposed = try PasswordHasher.hash(Self.decomposed, cost: Self.cost)
+        #expect(try PasswordHasher.check(Self.composed, against: fromDecomposed) == .match)
+        #expect(try PasswordHasher.check(Self.decomposed, against: fromDecomposed) == .match)
+        let fromComposed = try PasswordHasher.hash(Self.composed, cost: Self.cost)
+        #expect(try PasswordHasher.check(Self.decomposed, against: fromComposed) == .match)
+        #expect(try PasswordHasher.check("cafe au lait", against: fromComposed) == .mismatch)
+    }
+
+    @Test func aHashOfTheTypedBytesStillMatchesAndAsksToBeReplaced() throws {
+        // From before normalisation: the decomposed bytes as typed.
+        let legacy = try PasswordHasher.hash(bytes: Array(Self.decomposed.utf8), cost: Self.cost)
+        #expect(try PasswordHasher.check(Self.decomposed, against: legacy) == .matchAsTyped)
+        #expect(try PasswordHasher.verify(Self.decomposed, against: legacy))
+        // The other form never reached that hash; it works once a login has replaced it.
+        #expect(try PasswordHasher.check(Self.composed, against: legacy) == .mismatch)
+    }
+
+    @Test func aLoginReplacesATypedBytesHash() throws {
+        try withStoreDirectory { dir in
+            let config = try Config.parse(
+                Array(#"{"databasePath": "\#(dir.databasePath)", "google": {"clientIds": ["a"]}}"#.utf8))
+            func call(_ members: [(String, JSONValue)]) throws -> CGIResponse {
+                let body = JSONValue.object(members)
+                let request = CGIRequest(
+                    method: "POST", contentType: "application/json", contentLength: 0, authorization: nil,
+                    remoteAddress: "192.0.2.1", body: [])
+                return try EmailSignIn.handle(RequestContext(config: config, request: request, body: body, now: Clock.now()))
+            }
+            let address: JSONValue = .string("nfc@example.org")
+            #expect(try call([("action", "register"), ("email", address), ("password", .string(Self.composed))]).status == 201)
+            let db = try Database(path: dir.databasePath)
+            let legacy = try PasswordHasher.hash(bytes: Array(Self.decomposed.utf8), cost: Self.cost)
+            try db.run("UPDATE accounts SET password_hash = ?", [.text(legacy)])
+            #expect(try call([("action", "login"), ("email", address), ("password", .string(Self.decomposed))]).status == 200)
+            let replaced = try #require(try db.query("SELECT password_hash FROM accounts").first?.text(0))
+            #expect(replaced != legacy)
+            #expect(try PasswordHasher.check(Self.composed, against: replaced) == .match)
+            #expect(try call([("action", "login"), ("email", address), ("password", .string(Self.composed))]).status == 200)
+        }
+    }
+
     @Test func dummyHashIsWellFormedAndMatchesNothing() throws {
         let dummy = PasswordHasher.dummyHash(cost: Self.cost)
         #expect(!PasswordHasher.needsRehash(dummy, cost: Self.cost))

@@ -72,9 +72,10 @@ public enum EmailSignIn {
             return (id, hash)
         }
         // No account, or one without a password: the same work against a hash nothing matches.
-        let matched = try PasswordHasher.verify(password, against: account?.hash ?? PasswordHasher.dummyHash(cost: cost))
-        guard matched, let account else { throw invalidCredentials }
-        let rehashed = PasswordHasher.needsRehash(account.hash, cost: cost)
+        let verdict = try PasswordHasher.check(password, against: account?.hash ?? PasswordHasher.dummyHash(cost: cost))
+        guard verdict != .mismatch, let account else { throw invalidCredentials }
+        // A new cost, or a hash of the password as typed from before passwords were normalised.
+        let rehashed = PasswordHasher.needsRehash(account.hash, cost: cost) || verdict == .matchAsTyped
             ? try PasswordHasher.hash(password, cost: cost) : nil
         let session = try db.transaction { () throws(FrontdoorError) -> SessionBody in
             if let rehashed {

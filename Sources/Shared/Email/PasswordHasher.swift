@@ -19,29 +19,59 @@ public enum PasswordHasher {
         }
     }
 
+    /// What is hashed: the password in Unicode NFC, so "é" typed as one character on one keyboard
+    /// and as "e" and a combining accent on another is the same password.
+    static func normalised(_ password: String) -> [UInt8] { password._nfcCodeUnits }
+
     public static func hash(_ password: String, cost: Config.PasswordCost) throws(FrontdoorError) -> String {
+        try hash(bytes: normalised(password), cost: cost)
+    }
+
+    /// Argon2id of exactly these bytes.
+    static func hash(bytes: [UInt8], cost: Config.PasswordCost) throws(FrontdoorError) -> String {
         guard sodiumReady else { throw .internal("sodium_init failed") }
         var out = [CChar](repeating: 0, count: Int(crypto_pwhash_argon2id_STRBYTES))
-        // NUL-terminated, so there is always a pointer; the length passed is the password's own.
-        let chars = password.utf8CString
-        let rc = chars.withUnsafeBufferPointer { pw in
+        let rc = withPointer(to: bytes) { pw in
             crypto_pwhash_argon2id_str(
-                &out, pw.baseAddress!, UInt64(password.utf8.count), UInt64(cost.iterations),
-                Int(cost.memoryKiB) * 1024)
+                &out, pw, UInt64(bytes.count), UInt64(cost.iterations), Int(cost.memoryKiB) * 1024)
         }
         guard rc == 0 else { throw .internal("crypto_pwhash_argon2id_str failed (out of memory?)") }
         return String(decoding: out.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    public enum Verdict: Sendable {
+        case mismatch
+        case match
+        /// Matched the bytes as typed, not their NFC form: a hash from before passwords were
+        /// normalised, which the caller should replace.
+        case matchAsTyped
+    }
+
     /// Whether `password` matches `stored`. A malformed stored hash never matches.
     public static func verify(_ password: String, against stored: String) throws(FrontdoorError) -> Bool {
+        try check(password, against: stored) != .mismatch
+    }
+
+    /// Like `verify`, saying which form matched. A password not in NFC is tried as typed as well
+    /// (so twice the work, whether or not an account exists), since older hashes hold those bytes.
+    public static func check(_ password: String, against stored: String) throws(FrontdoorError) -> Verdict {
+        let nfc = normalised(password)
+        if try verify(bytes: nfc, against: stored) { return .match }
+        let typed = Array(password.utf8)
+        guard typed != nfc else { return .mismatch }
+        return try verify(bytes: typed, against: stored) ? .matchAsTyped : .mismatch
+    }
+
+    static func verify(bytes: [UInt8], against stored: String) throws(FrontdoorError) -> Bool {
         guard sodiumReady else { throw .internal("sodium_init failed") }
         guard stored.utf8.count < Int(crypto_pwhash_argon2id_STRBYTES) else { return false }
-        let chars = password.utf8CString
-        let rc = chars.withUnsafeBufferPointer { pw in
-            crypto_pwhash_argon2id_str_verify(stored, pw.baseAddress!, UInt64(password.utf8.count))
-        }
+        let rc = withPointer(to: bytes) { pw in crypto_pwhash_argon2id_str_verify(stored, pw, UInt64(bytes.count)) }
         return rc == 0
+    }
+
+    /// libsodium wants a pointer even for no bytes: a NUL after them makes one always exist.
+    private static func withPointer(to bytes: [UInt8], _ body: (UnsafePointer<CChar>) -> Int32) -> Int32 {
+        (bytes.map { CChar(bitPattern: $0) } + [0]).withUnsafeBufferPointer { body($0.baseAddress!) }
     }
 
     /// Whether `stored` was made at another cost (or is not an Argon2id hash at all).
