@@ -104,6 +104,8 @@ check "no token in nginx's error log" "! grep -qF '$token' '$work/var/nginx-erro
 # The installed self-check against this stack.
 out=$("$dest/usr/local/sbin/frontdoor-check" --config "$work/config.json" --routes ipv4=yes,ipv6=yes --timeout 3 2>&1)
 check "frontdoor-check passes against the installed stack: $out" "printf '%s' \"\$out\" | grep -q 'all .* checks passed'"
+check "the installed (static) frontdoor-check finds the box's glibc the one it was built with" \
+    "printf '%s' \"\$out\" | grep -q '✓ glibc: 2\.'"
 
 echo "install-test: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -1,6 +1,7 @@
 #ifndef FRONTDOOR_CSYSTEM_SHIM_H
 #define FRONTDOOR_CSYSTEM_SHIM_H
 // What Glibc's Swift module leaves out.
+#include <gnu/libc-version.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <syslog.h>

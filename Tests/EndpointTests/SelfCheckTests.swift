@@ -24,6 +24,7 @@ import Testing
         #expect(out.contains("✓ Google keys: HTTP answered 200"))
         #expect(h.google.certFetches == 1)
         #expect(out.contains("✓ mail server 127.0.0.1:\(h.smtp.port): accepts connections"))
+        #expect(out.contains("✓ glibc: 2."), "\(out)")
     }
 
     @Test func aKeyEndpointThatNeverAnswersFailsWithinTheTimeout() throws {

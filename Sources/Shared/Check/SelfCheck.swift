@@ -1,3 +1,4 @@
+import CSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -50,6 +51,8 @@ public struct SelfCheck {
             note(true, "Apple: relay mode, reached through Firebase (Apple's sign-in service needs no route from here)")
         }
         if let apple = config.apple, apple.mode == .direct { checkTeamKey(apple, note: note) }
+        let glibc = Self.glibcFinding(built: String(cString: gnu_get_libc_version()), box: Self.boxGlibc())
+        note(glibc.ok, glibc.text)
         for service in services(config) {
             checkService(service, note: note)
         }
@@ -199,6 +202,30 @@ public struct SelfCheck {
             reason = String(cString: strerror(error))
         }
         return reason
+    }
+
+    /// The release binaries carry their own glibc, and libcurl, opened on first network use,
+    /// brings the box's `libc.so.6` in beside it: the two must be one version.
+    static func glibcFinding(built: String, box: String?) -> (ok: Bool, text: String) {
+        guard let box else { return (false, "glibc: getconf GNU_LIBC_VERSION did not say the box's version") }
+        let version = box.hasPrefix("glibc ") ? String(box.dropFirst(6)) : box
+        if version == built { return (true, "glibc: \(built), as on this box (libcurl can be loaded beside it)") }
+        return (
+            false,
+            "glibc: built with \(built), this box has \(version): loading libcurl for Google's keys, Apple "
+                + "and mail would mix the two; build the release on this Debian version"
+        )
+    }
+
+    /// `getconf`, a dynamically linked program, answers with the box's own glibc.
+    static func boxGlibc() -> String? {
+        guard let pipe = popen("getconf GNU_LIBC_VERSION 2>/dev/null", "r") else { return nil }
+        var line = [CChar](repeating: 0, count: 128)
+        let read = fgets(&line, Int32(line.count), pipe) != nil
+        let status = pclose(pipe)
+        guard read, status == 0 else { return nil }
+        let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return text.trimmingWhitespace()
     }
 
     static func summary(_ config: Config) -> String {
