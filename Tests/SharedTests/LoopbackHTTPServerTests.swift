@@ -92,10 +92,9 @@ final class RawSocket {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard connected == 0 else {
-            close(fd)
-            throw RawSocketError()
-        }
+        // No close here: a class whose initializer throws once its properties are set still runs
+        // deinit, which closes `fd`; closing it twice could close another test's new descriptor.
+        guard connected == 0 else { throw RawSocketError() }
     }
 
     deinit { close(fd) }
