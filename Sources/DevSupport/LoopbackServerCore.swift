@@ -74,26 +74,11 @@ final class LoopbackServerCore: Sendable {
     /// Starts a detached thread counted in `liveThreads`, which `stop()` waits on.
     private func spawn(_ body: @escaping @Sendable (LoopbackServerCore) -> Void) -> Bool {
         state.withLock { $0.liveThreads += 1 }
-        let box = Unmanaged.passRetained(ThreadBody { [self] in
+        let started = startDetachedThread { [self] in
             defer { state.withLock { $0.liveThreads -= 1 } }
             body(self)
-        })
-        var thread: pthread_t = 0
-        let started = pthread_create(&thread, nil, { context in
-            Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue().run()
-            return nil
-        }, box.toOpaque())
-        if started == 0 {
-            pthread_detach(thread)
-        } else {
-            box.release()
-            state.withLock { $0.liveThreads -= 1 }
         }
-        return started == 0
+        if !started { state.withLock { $0.liveThreads -= 1 } }
+        return started
     }
-}
-
-private final class ThreadBody {
-    let run: @Sendable () -> Void
-    init(_ run: @escaping @Sendable () -> Void) { self.run = run }
 }

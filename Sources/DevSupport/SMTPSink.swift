@@ -95,11 +95,12 @@ public final class SMTPSink: @unchecked Sendable {
         defer { listener.closeListening() }
         while let client = listener.accept() {
             state.withLock { $0.connections += 1 }
-            spawn { sink in
+            let started = spawn { sink in
                 var session = SMTPSinkSession(fd: client, wakeFD: sink.listener.wakeFD)
                 sink.serve(&session)
                 close(client)
             }
+            if !started { close(client) }
         }
     }
 
@@ -184,30 +185,17 @@ public final class SMTPSink: @unchecked Sendable {
         return String(line[line.index(after: open)..<close])
     }
 
-    private func spawn(_ body: @escaping @Sendable (SMTPSink) -> Void) {
+    /// Starts a detached thread counted in `live`, which `stop()` waits on.
+    @discardableResult
+    private func spawn(_ body: @escaping @Sendable (SMTPSink) -> Void) -> Bool {
         state.withLock { $0.live += 1 }
-        let box = Unmanaged.passRetained(SinkThread { [self] in
+        let started = startDetachedThread { [self] in
             defer { state.withLock { $0.live -= 1 } }
             body(self)
-        })
-        var thread: pthread_t = 0
-        let started = pthread_create(&thread, nil, { context in
-            guard let context else { return nil }
-            Unmanaged<SinkThread>.fromOpaque(context).takeRetainedValue().run()
-            return nil
-        }, box.toOpaque())
-        if started == 0 {
-            pthread_detach(thread)
-        } else {
-            box.release()
-            state.withLock { $0.live -= 1 }
         }
+        if !started { state.withLock { $0.live -= 1 } }
+        return started
     }
-}
-
-private final class SinkThread {
-    let run: @Sendable () -> Void
-    init(_ run: @escaping @Sendable () -> Void) { self.run = run }
 }
 
 /// One SMTP connection's reading and writing; every wait also watches the sink's stop signal.
