@@ -62,7 +62,7 @@ if prune {
             for (table, count) in removed { total[table, default: 0] += count }
             if removed.allSatisfy({ $0.1 == 0 }) { break }
         }
-        try? db.checkpoint()
+        if Database.isCheckpointOwed(config.databasePath) { db.payOwedCheckpoint() } else { try? db.checkpoint() }
         print("✓ pruned expired rows: " + total.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         exit(0)
     } catch let error as ConfigError {

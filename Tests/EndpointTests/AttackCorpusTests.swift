@@ -109,6 +109,9 @@ struct Attack: Sendable, CustomStringConvertible {
         Attack("kid of 10 KB", spendsNonce: true) {
             try $0.sign(header: [("kid", .string(String(repeating: "k", count: 10_240)))])
         },
+        Attack("no kid, signed by the trusted key") { f in
+            try f.signRaw(header: #"{"alg":"\#(f.key.algorithm)","typ":"JWT"}"#)
+        },
         Attack("kid as an object") { try $0.sign(header: [("kid", .object([("$ne", "")]))]) },
         Attack("jku header") { try $0.sign(header: [("jku", "http://127.0.0.1:1/keys")]) },
         Attack("x5u header") { try $0.sign(header: [("x5u", "http://127.0.0.1:1/cert.pem")]) },

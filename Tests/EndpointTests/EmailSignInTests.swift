@@ -92,9 +92,8 @@ import Testing
         #expect(wrong.status == 401 && unknown.status == 401)
         #expect(wrong.errorCode == "invalid_credentials")
         #expect(wrong.rawBody == unknown.rawBody)
-        // Both did an Argon2id verification at 19 MiB, which no process finishes in under 15 ms.
-        let ms = { (a: CGIAnswer) in Double(a.stderr.split(separator: "ms=").last?.prefix { $0 != "\n" } ?? "") ?? 0 }
-        #expect(ms(unknown) >= 15 && ms(wrong) >= 15, "\(ms(wrong)) vs \(ms(unknown))")
+        // That both did the same Argon2id work is proven in-process by what was verified
+        // (EmailValidationTests.unknownAndKnownAddressesVerifyAlike), not by a time.
         // An account without a password (made by Google) cannot be logged into with one.
         _ = try h.signInGoogle(try h.google.token(sub: "g-nopw", email: "nopw@gmail.com"))
         #expect(try h.login("nopw@gmail.com", "any password").rawBody == unknown.rawBody)

@@ -46,7 +46,11 @@ final class Harness: @unchecked Sendable {
                 ("clientIds", .array([.string(FakeGoogle.clientId), "second-app.apps.googleusercontent.com"])),
                 ("certsUrl", .string(google.certsURL)),
             ])),
-            ("mail", .object([("smtpUrl", .string(smtp.url)), ("from", "frontdoor-test@localhost"), ("timeoutSeconds", 3)])),
+            // No wait before a reset mail (mail.resetDelaySeconds): the tests read the code at once.
+            ("mail", .object([
+                ("smtpUrl", .string(smtp.url)), ("from", "frontdoor-test@localhost"), ("timeoutSeconds", 3),
+                ("resetDelaySeconds", 0),
+            ])),
         ]
         for (name, value) in extra {
             members.removeAll { $0.0 == name }

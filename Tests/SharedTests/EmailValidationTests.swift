@@ -135,6 +135,50 @@ import Testing
         }
     }
 
+    /// A wrong password, an unknown address and an account without a password each verify
+    /// exactly one Argon2id hash at the configured cost (two, for a password not in NFC): the
+    /// same work, proven by what was verified rather than by a time.
+    @Test func unknownAndKnownAddressesVerifyAlike() throws {
+        try withStoreDirectory { dir in
+            let config = try Config.parse(
+                Array(#"{"databasePath": "\#(dir.databasePath)", "google": {"clientIds": ["a"]}}"#.utf8))
+            func call(_ members: [(String, JSONValue)]) throws -> (status: Int, verified: [String]) {
+                let request = CGIRequest(
+                    method: "POST", contentType: "application/json", contentLength: 0, authorization: nil,
+                    remoteAddress: "192.0.2.1", body: [])
+                let trace = PasswordHasher.Trace()
+                let status = PasswordHasher.Trace.$current.withValue(trace) { () -> Int in
+                    let context = RequestContext(config: config, request: request, body: .object(members), now: Clock.now())
+                    do throws(FrontdoorError) { return try EmailSignIn.handle(context).status } catch {
+                        return error.status
+                    }
+                }
+                return (status, trace.verifications)
+            }
+            func login(_ email: String, _ password: String) throws -> (status: Int, verified: [String]) {
+                try call([("action", "login"), ("email", .string(email)), ("password", .string(password))])
+            }
+            #expect(try call([("action", "register"), ("email", "known@example.org"), ("password", "right password")])
+                .status == 201)
+            let db = try Database(path: dir.databasePath)
+            try db.run(
+                "INSERT INTO accounts (id, email, email_key, email_verified, created_at) VALUES ('g', 'g@gmail.com', 'g@gmail.com', 1, 1)")
+            let cost = "m=19456,t=2,p=1"
+            let wrong = try login("known@example.org", "wrong password")
+            let unknown = try login("nobody@example.org", "wrong password")
+            let noPassword = try login("g@gmail.com", "wrong password")
+            #expect([wrong.status, unknown.status, noPassword.status] == [401, 401, 401])
+            #expect(wrong.verified == [cost])
+            #expect(unknown.verified == wrong.verified)
+            #expect(noPassword.verified == wrong.verified)
+            // Not in NFC: tried as typed too, known or not.
+            #expect(try login("known@example.org", Self.decomposed).verified == [cost, cost])
+            #expect(try login("nobody@example.org", Self.decomposed).verified == [cost, cost])
+            // And the right one is one verification too.
+            #expect(try login("known@example.org", "right password").verified == [cost])
+        }
+    }
+
     @Test func dummyHashIsWellFormedAndMatchesNothing() throws {
         let dummy = PasswordHasher.dummyHash(cost: Self.cost)
         #expect(!PasswordHasher.needsRehash(dummy, cost: Self.cost))

@@ -2,6 +2,14 @@
 public struct ProviderIdentity: Sendable {
     public enum Provider: String, Sendable, CaseIterable {
         case google, apple
+
+        /// For messages the person reads.
+        public var displayName: String {
+            switch self {
+            case .google: "Google"
+            case .apple: "Apple"
+            }
+        }
     }
 
     public let provider: Provider
@@ -25,5 +33,15 @@ public struct ProviderIdentity: Sendable {
         self.emailVerified = emailVerified
         self.authoritativeForEmail = authoritativeForEmail
         self.name = name
+    }
+
+    /// The provider's address as it is stored and matched: trimmed and in NFC. nil when there is
+    /// none, or when it is not an address by our rules or holds characters that fold into ASCII
+    /// (`EmailValidation`): such an address is never stored, matched or mailed.
+    public var usableEmail: String? {
+        guard let email, case .success(let address) = EmailValidation.normalise(email, acceptAsTyped: true) else {
+            return nil
+        }
+        return address
     }
 }

@@ -6,11 +6,16 @@ public enum ProviderSignIn {
         case proofRequired(ticket: String, email: String, methods: [String])
     }
 
+    /// `alongside` runs in the same transaction once the decision is made (a session, or a
+    /// `proof_required` ticket), so what the caller counts commits with it or not at all.
     public static func signIn(
-        _ identity: ProviderIdentity, db: Database, config: Config, now: UnixTime
+        _ identity: ProviderIdentity, db: Database, config: Config, now: UnixTime,
+        alongside: () throws(FrontdoorError) -> Void = {}
     ) throws(FrontdoorError) -> SessionBody {
         let decision = try db.transaction { () throws(FrontdoorError) -> Decision in
-            try decide(identity, db: db, config: config, now: now)
+            let decision = try decide(identity, db: db, config: config, now: now)
+            try alongside()
+            return decision
         }
         switch decision {
         case .session(let body):
@@ -35,7 +40,9 @@ public enum ProviderSignIn {
         if let accountId = known.first?.text(0) {
             return .session(try startSession(db: db, accountId: accountId, created: false, config: config, now: now))
         }
-        guard let email = identity.email?.trimmingWhitespace(), !email.isEmpty else {
+        // An address that cannot be keyed safely (not an address by our rules, or one whose
+        // characters fold into another's) is not used at all: the identity signs in without it.
+        guard let email = identity.usableEmail else {
             return .session(try create(identity, email: nil, db: db, config: config, now: now))
         }
         guard identity.emailVerified else {
@@ -48,9 +55,21 @@ public enum ProviderSignIn {
         guard let account = existing.first, let accountId = account.text(0) else {
             return .session(try create(identity, email: email, db: db, config: config, now: now))
         }
+        // One identity per provider. Another subject of the same provider is another person there
+        // (rule 2), whose address was recycled or re-created: the address alone joins nothing.
+        // Only an identity that never proved the address gives way, to a code (`byCode` drops it).
+        let sameProvider = try db.query(
+            "SELECT email_proven FROM identities WHERE account_id = ? AND provider = ?",
+            [.text(accountId), .text(identity.provider.rawValue)])
+        if sameProvider.contains(where: { $0.int(0) != 0 }) {
+            throw FrontdoorError(
+                .emailTaken,
+                "This email belongs to an account that signs in with another \(identity.provider.displayName) account. "
+                    + "Please sign in with that one, or with your email and password.")
+        }
         let accountVerified = account.int(2) == 1
-        if accountVerified && identity.authoritativeForEmail {
-            try link(identity, to: accountId, db: db, now: now)
+        if accountVerified && identity.authoritativeForEmail && sameProvider.isEmpty {
+            try link(identity, to: accountId, proven: true, db: db, now: now)
             return .session(try startSession(db: db, accountId: accountId, created: false, config: config, now: now))
         }
         // A typed, never-proven email: its password or a code to the inbox. An address the
@@ -64,25 +83,36 @@ public enum ProviderSignIn {
         return .proofRequired(ticket: ticket, email: account.text(1) ?? email, methods: methods)
     }
 
+    /// A new account. Its email counts as verified only when the provider speaks for the address
+    /// (Apple; Google at gmail.com or with `hd`): a stale Google address must not let a later
+    /// sign-in join without proof.
     private static func create(
         _ identity: ProviderIdentity, email: String?, db: Database, config: Config, now: UnixTime
     ) throws(FrontdoorError) -> SessionBody {
         let accountId = try newAccountId()
+        let verified = email != nil && identity.authoritativeForEmail
         try db.run(
             "INSERT INTO accounts (id, email, email_key, email_verified, name, created_at) VALUES (?, ?, ?, ?, ?, ?)",
             [
                 .text(accountId), email.map(SQLValue.text) ?? .null,
-                email.map { .text(EmailAddress.matchKey($0)) } ?? .null, .integer(email == nil ? 0 : 1),
+                email.map { .text(EmailAddress.matchKey($0)) } ?? .null, .integer(verified ? 1 : 0),
                 identity.name.map(SQLValue.text) ?? .null, .integer(now),
             ])
-        try link(identity, to: accountId, db: db, now: now)
+        try link(identity, to: accountId, proven: email == nil || verified, db: db, now: now)
         return try startSession(db: db, accountId: accountId, created: true, config: config, now: now)
     }
 
-    static func link(_ identity: ProviderIdentity, to accountId: String, db: Database, now: UnixTime) throws(FrontdoorError) {
+    /// `proven`: the provider spoke for the account's address (or there is none), or the inbox
+    /// was proven by code; an unproven identity goes when the inbox is proven by code.
+    static func link(
+        _ identity: ProviderIdentity, to accountId: String, proven: Bool, db: Database, now: UnixTime
+    ) throws(FrontdoorError) {
         try db.run(
-            "INSERT INTO identities (provider, subject, account_id, created_at) VALUES (?, ?, ?, ?)",
-            [.text(identity.provider.rawValue), .text(identity.subject), .text(accountId), .integer(now)])
+            "INSERT INTO identities (provider, subject, account_id, created_at, email_proven) VALUES (?, ?, ?, ?, ?)",
+            [
+                .text(identity.provider.rawValue), .text(identity.subject), .text(accountId), .integer(now),
+                .integer(proven ? 1 : 0),
+            ])
     }
 
     static func startSession(

@@ -26,7 +26,7 @@ public struct SessionBody: Sendable {
         let account = try db.query("SELECT email, password_hash IS NOT NULL FROM accounts WHERE id = ?", [.text(accountId)])
         guard let row = account.first else { throw .internal("account vanished inside its transaction") }
         var providers = try db.query(
-            "SELECT provider FROM identities WHERE account_id = ? ORDER BY provider", [.text(accountId)]
+            "SELECT DISTINCT provider FROM identities WHERE account_id = ? ORDER BY provider", [.text(accountId)]
         ).compactMap { $0.text(0) }
         if row.int(1) == 1 { providers.append("password") }
         return SessionBody(accountId: accountId, session: session, created: created, email: row.text(0), providers: providers)

@@ -18,10 +18,18 @@ public enum AppleSignIn {
 
         let db = try context.database()
         let policy = AppleToken.policy(bundleIds: apple.bundleIds)
-        // Kept while the token could still pass the expiry check, skew included.
-        guard try Nonces.claim(hash: token.nonceHash, until: token.expiresAt + policy.clockSkew, db: db) else {
-            throw .invalidToken("apple: nonce already used")
+        // A token that passed the checks above costs a nonce row and (relay) a Firebase call, so
+        // such attempts are counted per client, and given back when they turn out genuine.
+        let limits = context.config.limits.appleSignIn(client: context.client, secret: try context.rateLimitSecret())
+        let claimed = try db.transaction { () throws(FrontdoorError) -> Bool in
+            // Kept while the token could still pass the expiry check, skew included.
+            guard try Nonces.claim(hash: token.nonceHash, until: token.expiresAt + policy.clockSkew, db: db) else {
+                return false
+            }
+            try RateLimits.hit(limits, db: db, now: context.now)
+            return true
         }
+        guard claimed else { throw .invalidToken("apple: nonce already used") }
         do throws(FrontdoorError) {
             let identity: ProviderIdentity
             switch apple.mode {
@@ -33,9 +41,14 @@ public enum AppleSignIn {
                 identity = try directIdentity(
                     token, name: name, policy: policy, keysUrl: apple.keysUrl, context: context)
             }
-            return try ProviderSignIn.signIn(identity, db: db, config: context.config, now: context.now).response
+            return try ProviderSignIn.signIn(identity, db: db, config: context.config, now: context.now) {
+                () throws(FrontdoorError) in try RateLimits.refund(limits, db: db, now: context.now)
+            }.response
         } catch {
-            if error.code == .upstreamUnavailable { Nonces.release(hash: token.nonceHash, db: db) }
+            if error.code == .upstreamUnavailable {
+                Nonces.release(hash: token.nonceHash, db: db)
+                _ = try? db.transaction { () throws(FrontdoorError) in try RateLimits.refund(limits, db: db, now: context.now) }
+            }
             throw error
         }
     }
@@ -99,9 +112,11 @@ public enum AppleSignIn {
     }
 
     /// Apple gives the name to the phone only the first time; it is kept only when an account is made.
+    /// Refused like signin-email's `name` when either part holds a control, bidi or other
+    /// format character (Apple passes on whatever the person typed at Apple).
     static func displayName(_ body: JSONValue) throws(FrontdoorError) -> String? {
-        let given = try body.optionalString("givenName", maxBytes: 256)?.trimmingWhitespace() ?? ""
-        let family = try body.optionalString("familyName", maxBytes: 256)?.trimmingWhitespace() ?? ""
+        let given = try DisplayText.optional(body, "givenName", maxBytes: 256) ?? ""
+        let family = try DisplayText.optional(body, "familyName", maxBytes: 256) ?? ""
         let name = [given, family].filter { !$0.isEmpty }.joined(separator: " ")
         return name.isEmpty ? nil : name
     }

@@ -35,6 +35,15 @@ public enum Endpoint {
                 if let db = try? context.database() { _ = try? Housekeeping.prune(db, now: context.now) }
             }
         }
+        // A deletion's checkpoint that readers kept from finishing is paid by whoever comes next,
+        // last, after anything else this process writes.
+        if let context = outcome.context, context.usedDatabase, Database.isCheckpointOwed(context.config.databasePath) {
+            context.runAfterAnswer {
+                if let db = try? context.database(), !db.payOwedCheckpoint() {
+                    SysLog.warning("frontdoor endpoint=\(name) checkpoint=still-owed")
+                }
+            }
+        }
         if let context = outcome.context, !context.afterwards.isEmpty {
             Lifetime.detachFromClient()
             for work in context.afterwards { work() }

@@ -37,6 +37,9 @@ public struct Config: Sendable {
         public var password: String?
         /// The bound on one whole SMTP conversation, connecting included.
         public var timeoutSeconds: Double
+        /// How long a reset waits after its answer before mailing (uniform between half and one and
+        /// a half of it), for known and unknown addresses alike. 0: no wait (tests).
+        public var resetDelaySeconds: Double = 2
     }
 
     /// Argon2id's cost for new password hashes; a stored hash made at another cost is redone at
@@ -58,9 +61,17 @@ public struct Config: Sendable {
         /// Codes mailed to one address: at most one per interval and so many per hour.
         public var mailIntervalSeconds: Int64 = 60
         public var mailPerEmailPerHour: Int64 = 5
-        /// Every code mailed by this server, whoever it is for.
+        /// Codes mailed by this server for tickets (joins, own-email verification).
         public var mailPerHour: Int64 = 200
+        /// Reset mails by this server (counted for unknown addresses too): apart from `mailPerHour`,
+        /// so anonymous resets never starve people holding a ticket.
+        public var resetMailPerHour: Int64 = 100
         public var resetRequestsPerClientPerHour: Int64 = 20
+        /// Wrong codes per address in a day, across all its tickets.
+        public var codeFailuresPerEmailPerDay: Int64 = 20
+        /// Apple sign-ins per client that failed after the checks made on the box (a nonce row
+        /// and a Firebase call each).
+        public var appleFailuresPerClientPerHour: Int64 = 30
     }
 
     /// `delete-account`: where the audit hash's key lives and how long revoking Apple may take.
@@ -220,9 +231,12 @@ public struct Config: Sendable {
                 smtpUrl: smtpUrl, from: from, username: try r.string("username"),
                 password: try r.secret("password", files: &config.secretFiles),
                 timeoutSeconds: try r.seconds("timeoutSeconds", default: 10, range: 1...60))
+            config.mail?.resetDelaySeconds = try r.seconds("resetDelaySeconds", default: 2, range: 0...10)
             try r.rejectUnknown()
-            if let mail = config.mail, mail.timeoutSeconds + 5 > Double(config.processLifetimeSeconds) {
-                throw ConfigError(key: "processLifetimeSeconds", reason: "must exceed mail.timeoutSeconds by at least 5")
+            if let mail = config.mail, mail.timeoutSeconds + 1.5 * mail.resetDelaySeconds + 5 > Double(config.processLifetimeSeconds) {
+                throw ConfigError(
+                    key: "processLifetimeSeconds",
+                    reason: "must exceed mail.timeoutSeconds plus 1.5 times mail.resetDelaySeconds by at least 5")
             }
         }
         if var r = try top.section("password") {
@@ -243,8 +257,13 @@ public struct Config: Sendable {
             l.mailIntervalSeconds = try r.int("mailIntervalSeconds", default: l.mailIntervalSeconds, range: 1...3600)
             l.mailPerEmailPerHour = try r.int("mailPerEmailPerHour", default: l.mailPerEmailPerHour, range: 1...100)
             l.mailPerHour = try r.int("mailPerHour", default: l.mailPerHour, range: 1...1_000_000)
+            l.resetMailPerHour = try r.int("resetMailPerHour", default: l.resetMailPerHour, range: 1...1_000_000)
             l.resetRequestsPerClientPerHour = try r.int(
                 "resetRequestsPerClientPerHour", default: l.resetRequestsPerClientPerHour, range: 1...100_000)
+            l.codeFailuresPerEmailPerDay = try r.int(
+                "codeFailuresPerEmailPerDay", default: l.codeFailuresPerEmailPerDay, range: 5...10_000)
+            l.appleFailuresPerClientPerHour = try r.int(
+                "appleFailuresPerClientPerHour", default: l.appleFailuresPerClientPerHour, range: 1...100_000)
             config.limits = l
             try r.rejectUnknown()
         }

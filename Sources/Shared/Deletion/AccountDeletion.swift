@@ -47,14 +47,16 @@ public enum AccountDeletion {
             return (revocation, plan)
         }
         // secure_delete zeroed the rows in the pages; the checkpoint moves those pages into the file
-        // and empties the WAL, which still held the old ones.
-        do {
-            try db.checkpoint()
-        } catch {
-            FileIO.log("frontdoor endpoint=delete-account checkpoint=deferred detail=\(error.detail ?? error.message)")
-        }
+        // and empties the WAL, which still held the old ones. It waits for other connections'
+        // reads, so it comes after the answer; one it cannot finish is owed (`checkpointOrOwe`).
+        TestHook.pause("deletion-committed")
         let work = AppleRevocation.AfterAnswer(context: context, plan: plan)
-        context.runAfterAnswer { work.run() }
+        context.runAfterAnswer {
+            let done = db.checkpointOrOwe()
+            work.run()
+            // Readers come and go in milliseconds: one more try after the revocation's work.
+            if !done && !db.payOwedCheckpoint() { SysLog.warning("frontdoor endpoint=delete-account checkpoint=owed") }
+        }
         return CGIResponse(
             status: 200, body: .object([("deleted", true), ("appleRevocation", .string(revocation.rawValue))]))
     }

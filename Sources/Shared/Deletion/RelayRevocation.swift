@@ -34,12 +34,37 @@ struct RelayRevocation {
         return outcome
     }
 
+    /// A waiting row keeps the code and its relay user's clean-up record, never the relay's ID
+    /// token (it names the person's email and Apple `sub`): a fresh one comes from the record's
+    /// refresh token, which names nobody.
     func retry(_ due: AppleRevocationStore.Due) -> Outcome {
-        guard let code = due.kept.code, let idToken = due.kept.idToken else {
+        guard let code = due.kept.code, let recordId = due.kept.relayCleanupId else {
             return .failed("nothing kept to retry with")
         }
+        guard let row = try? db.query(
+            "SELECT relay_uid, refresh_token FROM relay_cleanups WHERE id = ?", [.integer(recordId)]).first,
+            let localId = row.text(0), var refreshToken = row.text(1)
+        else { return .failed("the relay user's clean-up record is gone") }
+        let idToken: String
+        do throws(FrontdoorError) {
+            guard let fresh = try relay.refresh(refreshToken: refreshToken) else {
+                return .failed("the relay user is gone: nothing to revoke with")
+            }
+            idToken = fresh.idToken
+            if let next = fresh.refreshToken, next != refreshToken {
+                refreshToken = next
+                _ = try? db.run(
+                    "UPDATE relay_cleanups SET refresh_token = ? WHERE id = ?", [.text(next), .integer(recordId)])
+            }
+        } catch {
+            return .retry(error.detail ?? error.message, due.kept)
+        }
         let outcome = send(code: code, idToken: idToken, kept: due.kept)
-        if outcome.kept == nil, let recordId = due.kept.relayCleanupId { release(recordId: recordId, idToken: idToken) }
+        if outcome.kept == nil {
+            var pending = RelayCleanup.Pending(localId: localId, idToken: idToken, refreshToken: refreshToken)
+            pending.recordId = recordId
+            RelayCleanup.finish(pending, relay: relay, db: db, now: Clock.now())
+        }
         return outcome
     }
 
@@ -61,8 +86,9 @@ struct RelayRevocation {
             return .mismatch("c_hash does not match the authorization code")
         }
         guard let recordId else { return .failed("relay clean-up record not written: not revoking without it") }
+        // Kept for a retry: the code and the clean-up record, not the ID token (see `retry`).
         let kept = AppleRevocationStore.Kept(
-            code: plan.fresh.code, idToken: idToken, relayCleanupId: recordId,
+            code: plan.fresh.code, relayCleanupId: recordId,
             until: context.now + AppleRevocationStore.codeLifetimeSeconds)
         return send(code: plan.fresh.code, idToken: idToken, kept: kept)
     }
@@ -84,14 +110,4 @@ struct RelayRevocation {
             [.integer(until + RelayCleanup.ownerLeaseSeconds), .integer(recordId)])
     }
 
-    /// The revocation settled: its relay user goes now, as a sign-in's would.
-    private func release(recordId: Int64, idToken: String) {
-        guard let row = try? db.query("SELECT relay_uid, refresh_token FROM relay_cleanups WHERE id = ?",
-                                      [.integer(recordId)]).first,
-            let localId = row.text(0)
-        else { return }
-        var pending = RelayCleanup.Pending(localId: localId, idToken: idToken, refreshToken: row.text(1))
-        pending.recordId = recordId
-        RelayCleanup.finish(pending, relay: relay, db: db, now: Clock.now())
-    }
 }

@@ -32,8 +32,24 @@ public enum Codes {
     }
 
     /// Counts a try and judges it. Call inside a transaction and let it commit even on a refusal
-    /// (return the verdict, throw after), or the try would not count.
+    /// (return the verdict, throw after), or the try would not count. `failures` caps wrong codes
+    /// for the ticket's address over all its tickets: when it is full, nothing is judged.
     public static func check(
+        _ code: String, ticketHash: [UInt8], failures: RateLimits.Limit, db: Database, now: UnixTime
+    ) throws(FrontdoorError) -> Verdict {
+        do {
+            try RateLimits.refuseIfFull(failures, db: db, now: now)
+        } catch {
+            return .refused(error)
+        }
+        let verdict = try judge(code, ticketHash: ticketHash, db: db, now: now)
+        if case .refused(let error) = verdict, error.code == .invalidCode {
+            try RateLimits.hit([failures], db: db, now: now)
+        }
+        return verdict
+    }
+
+    private static func judge(
         _ code: String, ticketHash: [UInt8], db: Database, now: UnixTime
     ) throws(FrontdoorError) -> Verdict {
         let rows = try db.query(

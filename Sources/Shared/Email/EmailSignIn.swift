@@ -77,7 +77,12 @@ public enum EmailSignIn {
         // A new cost, or a hash of the password as typed from before passwords were normalised.
         let rehashed = PasswordHasher.needsRehash(account.hash, cost: cost) || verdict == .matchAsTyped
             ? try PasswordHasher.hash(password, cost: cost) : nil
+        TestHook.pause("login-verified")
         let session = try db.transaction { () throws(FrontdoorError) -> SessionBody in
+            // Argon2id ran outside any transaction: a reset, or a join by code that cleared a
+            // typed password, may have committed meanwhile. The session is issued only for the
+            // credential just verified, so whatever ended the sessions wins.
+            guard try currentHash(of: account.id, db: db) == account.hash else { throw invalidCredentials }
             if let rehashed {
                 // Only over the hash just verified: a reset that landed meanwhile wins.
                 try db.run(
@@ -91,6 +96,11 @@ public enum EmailSignIn {
         return session.response
     }
 
+    /// The account's password hash now; nil when it has none (or is gone).
+    static func currentHash(of accountId: String, db: Database) throws(FrontdoorError) -> String? {
+        try db.query("SELECT password_hash FROM accounts WHERE id = ?", [.text(accountId)]).first?.text(0)
+    }
+
     /// A right password: the email's failures are forgotten and this attempt is not one.
     static func succeeded(_ limits: [RateLimits.Limit], db: Database, now: UnixTime) throws(FrontdoorError) {
         for limit in limits.prefix(1) { try RateLimits.clear(limit, db: db) }
@@ -98,12 +108,6 @@ public enum EmailSignIn {
     }
 
     static func displayName(_ body: JSONValue) throws(FrontdoorError) -> String? {
-        guard let name = try body.optionalString("name", maxBytes: 256)?.trimmingWhitespace(), !name.isEmpty else {
-            return nil
-        }
-        guard name.unicodeScalars.allSatisfy({ !EmailValidation.isControlOrSpace($0) || $0 == " " }) else {
-            throw .invalidRequest("name must not contain control characters.")
-        }
-        return name
+        try DisplayText.optional(body, "name", maxBytes: 256)
     }
 }

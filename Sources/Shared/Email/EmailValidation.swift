@@ -16,9 +16,12 @@ public enum EmailValidation {
         case likelyTypo(suggestion: String)
     }
 
-    /// The address to store: trimmed, domain lower-cased, local part as typed.
+    /// The address to store: trimmed, in Unicode NFC, domain lower-cased, local part as typed.
     public static func normalise(_ typed: String, acceptAsTyped: Bool = false) -> Result<String, Failure> {
-        let address = typed.trimmingWhitespace()
+        let trimmed = typed.trimmingWhitespace()
+        // Judged as typed: NFC itself turns U+212A KELVIN SIGN into "K".
+        guard trimmed.unicodeScalars.allSatisfy(keysAsItself) else { return .failure(.malformed) }
+        let address = EmailAddress.nfc(trimmed)
         guard address.unicodeScalars.allSatisfy({ !isControlOrSpace($0) }) else { return .failure(.malformed) }
         let parts = address.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2 else { return .failure(.malformed) }
@@ -45,6 +48,19 @@ public enum EmailValidation {
                 .invalidEmail, "Did you mean \(suggestion)? If not, send it again as typed.",
                 extra: [("suggestion", .string(suggestion))])
         }
+    }
+
+    /// Whether a character stands for itself in the match key. Refused: a non-ASCII character
+    /// whose case fold is ASCII (U+212A KELVIN SIGN folds to "k", U+017F LONG S to "s", "ß" to
+    /// "ss"), which would take an ASCII address's key and its owner's codes; and one with a
+    /// compatibility mapping left after folding (fullwidth "Ａ", "ﬁ", circled or mathematical
+    /// letters), which NFKC would turn into another address. Plain case pairs ("É"/"é") pass.
+    static func keysAsItself(_ scalar: Unicode.Scalar) -> Bool {
+        guard !scalar.isASCII else { return true }
+        guard scalar.properties.changesWhenNFKCCaseFolded else { return true }
+        let folded = EmailAddress.fold(String(scalar)).unicodeScalars
+        if folded.allSatisfy(\.isASCII) { return false }
+        return !folded.contains { $0.properties.changesWhenNFKCCaseFolded }
     }
 
     static func isControlOrSpace(_ scalar: Unicode.Scalar) -> Bool {

@@ -65,6 +65,9 @@ public enum PasswordHasher {
     static func verify(bytes: [UInt8], against stored: String) throws(FrontdoorError) -> Bool {
         guard sodiumReady else { throw .internal("sodium_init failed") }
         guard stored.utf8.count < Int(crypto_pwhash_argon2id_STRBYTES) else { return false }
+        #if DEBUG
+        Trace.current?.record(stored)
+        #endif
         let rc = withPointer(to: bytes) { pw in crypto_pwhash_argon2id_str_verify(stored, pw, UInt64(bytes.count)) }
         return rc == 0
     }
@@ -87,4 +90,22 @@ public enum PasswordHasher {
         let digest = String(repeating: "A", count: 43)
         return "$argon2id$v=19$m=\(cost.memoryKiB),t=\(cost.iterations),p=1$\(salt)$\(digest)"
     }
+
+    #if DEBUG
+    /// Debug builds only: the parameters (`m=…,t=…,p=…`) of every Argon2id verification made
+    /// while a test has set `Trace.current`, so a test proves that two answers did the same work
+    /// by what was done, not by how long it took. Bound to one task, which runs one request at a
+    /// time, so it needs no lock.
+    public final class Trace: @unchecked Sendable {
+        @TaskLocal public static var current: Trace?
+        public private(set) var verifications: [String] = []
+
+        public init() {}
+
+        func record(_ stored: String) {
+            let fields = stored.split(separator: "$", omittingEmptySubsequences: false)
+            verifications.append(fields.count > 3 ? String(fields[3]) : "(not an argon2id hash)")
+        }
+    }
+    #endif
 }

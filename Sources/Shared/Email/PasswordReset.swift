@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// "Forgot password": `reset_request` answers at once and alike whether or not an account has the
 /// address (a ticket either way; the mail goes after the answer, and only to an account's own
 /// address), with every limit keyed on the normalised address typed. `reset_confirm` with the
@@ -13,36 +17,48 @@ enum PasswordReset {
         let now = context.now
         let code = try Codes.generate()
         let secret = try context.rateLimitSecret()
-        let limits = context.config.limits.mail(to: email, secret: secret)
+        let limits = context.config.limits.resetMail(to: email, secret: secret)
             + context.config.limits.resetRequest(client: context.client, secret: secret)
         let (ticket, recipient) = try db.transaction { () throws(FrontdoorError) -> (String, String?) in
             try RateLimits.hit(limits, db: db, now: now)
-            let account = try db.query(
-                "SELECT id, email FROM accounts WHERE email_key = ?", [.text(EmailAddress.matchKey(email))]).first
+            let key = EmailAddress.matchKey(email)
+            let account = try db.query("SELECT id, email FROM accounts WHERE email_key = ?", [.text(key)]).first
             let made = try PendingTicket.create(
-                purpose: "reset", accountId: account?.text(0), db: db, now: now,
-                lifetime: context.config.ticketLifetimeSeconds)
+                purpose: "reset", accountId: account?.text(0), addressKey: RateLimits.addressKey(email, secret: secret),
+                db: db, now: now, lifetime: context.config.ticketLifetimeSeconds)
             try Codes.store(code, ticketHash: made.hash, db: db, now: now)
-            guard let recipient = account?.text(1) else {
+            // Only to the account's own address, and only when it keys to exactly this key.
+            guard let recipient = account?.text(1), EmailAddress.isMailable(recipient, key: key) else {
                 // Nobody has the address: a code nothing matches, so confirming fails as a wrong code does.
                 try Codes.spoil(ticketHash: made.hash, db: db)
                 return (made.ticket, nil)
             }
             return (made.ticket, recipient)
         }
-        if let recipient {
-            context.runAfterAnswer {
-                do throws(FrontdoorError) {
-                    try mailer.send(.code(code, to: recipient, purpose: "to choose a new password"), now: now)
-                    VerifyEmail.syslog("reset mail sent")
-                } catch {
-                    VerifyEmail.syslog("reset mail not sent: \(error.detail ?? error.code.rawValue)", warning: true)
-                }
+        // Through nginx a mail sent right after the answer competes for the CPU with the answer's
+        // last steps, which made a known address measurably slower: both kinds of address wait
+        // the same random while after the answer, and only then does the known one mail.
+        let pause = try mailDelayMillis(context.config.mail?.resetDelaySeconds ?? 0)
+        context.runAfterAnswer {
+            if pause > 0 { usleep(pause * 1000) }
+            guard let recipient else { return }
+            do throws(FrontdoorError) {
+                try mailer.send(.code(code, to: recipient, purpose: "to choose a new password"), now: now)
+                VerifyEmail.syslog("reset mail sent")
+            } catch {
+                VerifyEmail.syslog("reset mail not sent: \(error.detail ?? error.code.rawValue)", warning: true)
             }
         }
         return CGIResponse(status: 200, body: .object([
             ("ticket", .string(ticket)), ("codeExpiresAt", .string(Clock.rfc3339(now + Codes.lifetimeSeconds))),
         ]))
+    }
+
+    /// Uniform between half and one and a half times `seconds`, in milliseconds; 0 for none.
+    static func mailDelayMillis(_ seconds: Double) throws(FrontdoorError) -> UInt32 {
+        let mean = UInt32((seconds * 1000).rounded())
+        guard mean > 0 else { return 0 }
+        return mean / 2 + (try SecureRandom.uniform(below: mean + 1))
     }
 
     static func confirm(_ context: RequestContext) throws(FrontdoorError) -> CGIResponse {
@@ -56,17 +72,21 @@ enum PasswordReset {
         try PasswordHasher.checkLength(password)
         // Hashed before the transaction so no write lock waits on it.
         let hash = try PasswordHasher.hash(password, cost: context.config.passwordCost)
+        let secret = try context.rateLimitSecret()
         let outcome = try db.transaction { () throws(FrontdoorError) -> Result<SessionBody, FrontdoorError> in
-            guard case .reset(let ticketHash, let accountId) = try PendingTicket.find(ticket, db: db, now: now) else {
-                throw PendingTicket.invalid
-            }
-            if case .refused(let error) = try Codes.check(code, ticketHash: ticketHash, db: db, now: now) {
+            let pending = try PendingTicket.find(ticket, db: db, now: now)
+            guard case .reset(let ticketHash, let accountId) = pending else { throw PendingTicket.invalid }
+            let failures = try PendingTicket.codeFailureLimit(pending, db: db, config: context.config, secret: secret)
+            if case .refused(let error) = try Codes.check(
+                code, ticketHash: ticketHash, failures: failures, db: db, now: now)
+            {
                 return .failure(error)
             }
             guard let accountId, try PendingTicket.spend(ticketHash, db: db) else { throw PendingTicket.invalid }
             try db.run(
                 "UPDATE accounts SET password_hash = ?, email_verified = 1 WHERE id = ?", [.text(hash), .text(accountId)])
             try db.run("DELETE FROM sessions WHERE account_id = ?", [.text(accountId)])
+            try InboxProof.dropUnprovenIdentities(of: accountId, db: db)
             return .success(try ProviderSignIn.startSession(
                 db: db, accountId: accountId, created: false, config: context.config, now: now))
         }

@@ -47,15 +47,39 @@ public enum PendingTicket: Sendable {
         return removed == 1
     }
 
-    /// A new own-email or reset ticket; returns the ticket and its hash.
+    /// A new own-email or reset ticket; returns the ticket and its hash. `addressKey`
+    /// (`RateLimits.addressKey`) stands for the address a reset was asked for.
     static func create(
-        purpose: String, accountId: String?, db: Database, now: UnixTime, lifetime: Int64
+        purpose: String, accountId: String?, addressKey: [UInt8]? = nil, db: Database, now: UnixTime, lifetime: Int64
     ) throws(FrontdoorError) -> (ticket: String, hash: [UInt8]) {
         let ticket = Base64URL.encode(try SecureRandom.bytes(32))
         let hash = SHA256.hash(Array(ticket.utf8))
         try db.run(
-            "INSERT INTO email_tickets (ticket_hash, purpose, account_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
-            [.blob(hash), .text(purpose), accountId.map(SQLValue.text) ?? .null, .integer(now), .integer(now + lifetime)])
+            """
+            INSERT INTO email_tickets (ticket_hash, purpose, account_id, address_key, created_at, expires_at)
+            VALUES (?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .blob(hash), .text(purpose), accountId.map(SQLValue.text) ?? .null,
+                addressKey.map(SQLValue.blob) ?? .null, .integer(now), .integer(now + lifetime),
+            ])
         return (ticket, hash)
+    }
+
+    /// The key the ticket's wrong codes are capped under: the address of the account it belongs
+    /// to, or for a reset the address it was asked for.
+    static func codeFailureLimit(
+        _ pending: PendingTicket, db: Database, config: Config, secret: [UInt8]
+    ) throws(FrontdoorError) -> RateLimits.Limit {
+        let addressKey: [UInt8]
+        switch pending {
+        case .join(_, let accountId, _, _, _), .verify(_, let accountId):
+            let email = try db.query("SELECT email FROM accounts WHERE id = ?", [.text(accountId)]).first?.text(0)
+            addressKey = RateLimits.addressKey(email ?? "account:" + accountId, secret: secret)
+        case .reset(let hash, let accountId):
+            let stored = try db.query("SELECT address_key FROM email_tickets WHERE ticket_hash = ?", [.blob(hash)])
+            addressKey = stored.first?.blob(0) ?? RateLimits.addressKey("account:" + (accountId ?? "-"), secret: secret)
+        }
+        return config.limits.codeFailures(addressKey: addressKey, secret: secret)
     }
 }

@@ -30,9 +30,13 @@ enum ProofConfirmation {
         _ code: String, ticket: String, context: RequestContext, db: Database
     ) throws(FrontdoorError) -> SessionBody {
         let now = context.now
+        let secret = try context.rateLimitSecret()
         let outcome = try db.transaction { () throws(FrontdoorError) -> Result<SessionBody, FrontdoorError> in
             let pending = try PendingTicket.find(ticket, db: db, now: now)
-            if case .refused(let error) = try Codes.check(code, ticketHash: pending.hash, db: db, now: now) {
+            let failures = try PendingTicket.codeFailureLimit(pending, db: db, config: context.config, secret: secret)
+            if case .refused(let error) = try Codes.check(
+                code, ticketHash: pending.hash, failures: failures, db: db, now: now)
+            {
                 return .failure(error)
             }
             guard try PendingTicket.spend(pending.hash, db: db) else { throw PendingTicket.invalid }
@@ -40,15 +44,18 @@ enum ProofConfirmation {
             switch pending {
             case .join(_, let id, let provider, let subject, _):
                 accountId = id
-                try link(provider: provider, subject: subject, to: id, db: db, now: now)
                 let typed = try db.query(
                     "SELECT 1 FROM accounts WHERE id = ? AND email_verified = 0", [.text(id)])
                 if !typed.isEmpty {
                     try db.run("UPDATE accounts SET password_hash = NULL WHERE id = ?", [.text(id)])
                     try db.run("DELETE FROM sessions WHERE account_id = ?", [.text(id)])
                 }
+                try InboxProof.dropUnprovenIdentities(of: id, db: db)
+                try link(provider: provider, subject: subject, to: id, db: db, now: now)
             case .verify(_, let id):
+                // The session's holder read the code: whoever made the account owns the inbox.
                 accountId = id
+                try db.run("UPDATE identities SET email_proven = 1 WHERE account_id = ?", [.text(id)])
             case .reset:
                 throw PendingTicket.invalid
             }
@@ -80,11 +87,15 @@ enum ProofConfirmation {
         }
         let (limits, hash) = found
         let matched = try PasswordHasher.verify(password, against: hash ?? PasswordHasher.dummyHash(cost: cost))
-        guard matched, hash != nil else { throw EmailSignIn.invalidCredentials }
+        guard matched, let hash else { throw EmailSignIn.invalidCredentials }
+        TestHook.pause("proof-password-verified")
         return try db.transaction { () throws(FrontdoorError) -> SessionBody in
-            guard case .join(let hash, let id, let provider, let subject, _) = try PendingTicket.find(
-                ticket, db: db, now: now), try PendingTicket.spend(hash, db: db)
+            guard case .join(let ticketHash, let id, let provider, let subject, _) = try PendingTicket.find(
+                ticket, db: db, now: now)
             else { throw PendingTicket.invalid }
+            // As at login: only the password just verified may join, not one a reset replaced meanwhile.
+            guard try EmailSignIn.currentHash(of: id, db: db) == hash else { throw EmailSignIn.invalidCredentials }
+            guard try PendingTicket.spend(ticketHash, db: db) else { throw PendingTicket.invalid }
             try link(provider: provider, subject: subject, to: id, db: db, now: now)
             try db.run("UPDATE accounts SET email_verified = 1 WHERE id = ?", [.text(id)])
             try EmailSignIn.succeeded(limits, db: db, now: now)
@@ -92,13 +103,20 @@ enum ProofConfirmation {
         }
     }
 
-    /// Joins the identity the ticket was made for; one that meanwhile belongs elsewhere spoils the ticket.
+    /// Joins the identity the ticket was made for, as proven (a code proved the inbox; a password
+    /// join is offered only to a provider that speaks for the address). One that meanwhile belongs
+    /// elsewhere, or an account that meanwhile has another identity of the same provider, spoils
+    /// the ticket: an account holds one identity per provider.
     static func link(
         provider: String, subject: String, to accountId: String, db: Database, now: UnixTime
     ) throws(FrontdoorError) {
+        let other = try db.query(
+            "SELECT 1 FROM identities WHERE account_id = ? AND provider = ? AND subject <> ?",
+            [.text(accountId), .text(provider), .text(subject)])
+        guard other.isEmpty else { throw PendingTicket.invalid }
         try db.run(
             """
-            INSERT INTO identities (provider, subject, account_id, created_at) VALUES (?, ?, ?, ?)
+            INSERT INTO identities (provider, subject, account_id, created_at, email_proven) VALUES (?, ?, ?, ?, 1)
             ON CONFLICT (provider, subject) DO NOTHING
             """,
             [.text(provider), .text(subject), .text(accountId), .integer(now)])

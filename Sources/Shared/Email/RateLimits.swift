@@ -64,6 +64,20 @@ public enum RateLimits {
         try db.run("DELETE FROM rate_limits WHERE key_hash = ?", [.blob(limit.keyHash)])
     }
 
+    /// What stands for an address in a stored row that must not hold it (a reset ticket's
+    /// `address_key`): an HMAC of its match key with the rate-limit secret.
+    public static func addressKey(_ email: String, secret: [UInt8]) -> [UInt8] {
+        HMACSHA256.mac(key: secret, message: Array("address:\(EmailAddress.matchKey(email))".utf8))
+    }
+
+    /// `rate_limited` when the limit's window is full, with `Retry-After` its end; counts nothing.
+    public static func refuseIfFull(_ limit: Limit, db: Database, now: UnixTime) throws(FrontdoorError) {
+        guard try hits(limit, db: db, now: now) >= limit.maximum else { return }
+        throw FrontdoorError(
+            .rateLimited, "Too many attempts. Please wait a little and try again.",
+            retryAfterSeconds: Int(limit.windowStart(now) + limit.windowSeconds - now))
+    }
+
     static func hits(_ limit: Limit, db: Database, now: UnixTime) throws(FrontdoorError) -> Int64 {
         try db.query(
             "SELECT hits FROM rate_limits WHERE key_hash = ? AND window_start = ?",
@@ -85,7 +99,9 @@ extension Config.Limits {
         ]
     }
 
-    /// Codes mailed to one address (whether or not an account has it) and by the whole server.
+    /// Codes mailed for a ticket (a join, the account's own email) to one address and by the whole
+    /// server. Resets count apart (`resetMail`): anonymous requests must never use up the mail
+    /// that people holding a real ticket are waiting for.
     func mail(to email: String, secret: [UInt8]) -> [RateLimits.Limit] {
         let key = EmailAddress.matchKey(email)
         return [
@@ -93,6 +109,32 @@ extension Config.Limits {
             .init("mail-email", key, maximum: mailPerEmailPerHour, windowSeconds: 3600, secret: secret),
             .init("mail-all", "", maximum: mailPerHour, windowSeconds: 3600, secret: secret),
         ]
+    }
+
+    /// Reset mails to one address and by the whole server, counted whether or not an account has
+    /// the address (so a 429 tells nothing about it).
+    func resetMail(to email: String, secret: [UInt8]) -> [RateLimits.Limit] {
+        let key = EmailAddress.matchKey(email)
+        return [
+            .init("reset-mail-email", key, maximum: 1, windowSeconds: mailIntervalSeconds, secret: secret),
+            .init("reset-mail-email", key, maximum: mailPerEmailPerHour, windowSeconds: 3600, secret: secret),
+            .init("reset-mail-all", "", maximum: resetMailPerHour, windowSeconds: 3600, secret: secret),
+        ]
+    }
+
+    /// Wrong codes for one address in a day, across all its tickets: each new ticket brings five
+    /// tries, so without this a guesser could go on for ever. `addressKey` is
+    /// `RateLimits.addressKey`.
+    func codeFailures(addressKey: [UInt8], secret: [UInt8]) -> RateLimits.Limit {
+        .init(
+            "code-failures", Hex.encode(addressKey), maximum: codeFailuresPerEmailPerDay, windowSeconds: 86_400,
+            secret: secret)
+    }
+
+    /// Apple sign-ins from one client that passed the checks made on the box and then failed:
+    /// each costs a nonce row and (relay) a Firebase call, so forged tokens are bounded.
+    func appleSignIn(client: String, secret: [UInt8]) -> [RateLimits.Limit] {
+        [.init("apple-client", client, maximum: appleFailuresPerClientPerHour, windowSeconds: 3600, secret: secret)]
     }
 
     func registration(client: String, secret: [UInt8]) -> [RateLimits.Limit] {
@@ -113,8 +155,9 @@ extension Config.Limits {
 }
 
 extension RequestContext {
-    /// The remote address the limits count by; behind a proxy, set nginx's real-IP module up.
-    var client: String { request.remoteAddress ?? "-" }
+    /// The client the limits count by (an IPv6 client is its /64: `ClientAddress`); behind a
+    /// proxy, set nginx's real-IP module up.
+    var client: String { ClientAddress.limitKey(request.remoteAddress) }
 
     /// The rate-limit secret, read once a request (the server key is a file, made on first use).
     func rateLimitSecret() throws(FrontdoorError) -> [UInt8] {

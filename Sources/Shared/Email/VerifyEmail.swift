@@ -35,8 +35,15 @@ public enum VerifyEmail {
             // A reset's code goes out with reset_request; asking again makes a new ticket.
             case .reset: throw PendingTicket.invalid
             }
-            guard let email = try db.query("SELECT email FROM accounts WHERE id = ?", [.text(accountId)]).first?.text(0)
-            else { throw PendingTicket.invalid }
+            let account = try db.query("SELECT email, email_key FROM accounts WHERE id = ?", [.text(accountId)]).first
+            guard let email = account?.text(0) else { throw PendingTicket.invalid }
+            // A code goes only to an address that keys to exactly the account's key (rows from
+            // before look-alike characters were refused may hold another's key).
+            guard EmailAddress.isMailable(email, key: account?.text(1)) else {
+                throw FrontdoorError(
+                    .invalidEmail, "This account's email address cannot receive codes.",
+                    detail: "send_code: the stored address does not key to the account's key")
+            }
             let limits = context.config.limits.mail(to: email, secret: secret)
             try RateLimits.hit(limits, db: db, now: now)
             return (pending, email, limits)

@@ -1,9 +1,21 @@
 /// Why a document was refused; the position is a byte offset, for tests and stderr only.
-public enum JSONParseError: Error, Sendable, Equatable {
+public enum JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
     case syntax(at: Int)
+    /// The name is for tests; `description`, which is what reaches a log, leaves it out.
     case duplicateMember(String)
     case tooDeep
     case invalidUTF8
+
+    /// The kind of error, never the input: member names are the sender's choice (any length, bidi
+    /// controls, an address).
+    public var description: String {
+        switch self {
+        case .syntax(let at): "syntax error at byte \(at)"
+        case .duplicateMember: "duplicate member name"
+        case .tooDeep: "nested too deeply"
+        case .invalidUTF8: "invalid UTF-8"
+        }
+    }
 }
 
 /// A strict RFC 8259 parser: no comments, no trailing commas, no lone surrogates, no duplicate

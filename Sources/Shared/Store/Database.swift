@@ -40,6 +40,8 @@ public final class Database {
     /// The version the migrations bring a database to (`PRAGMA user_version`).
     public static let schemaVersion = Migrations.scripts.count
 
+    /// The database file's path.
+    public let path: String
     private var handle: OpaquePointer?
     private let busy: BusyHandler
     private let busyTimeoutMillis: Int
@@ -52,7 +54,17 @@ public final class Database {
     /// Opens the database at `path`, creating the file with mode 0600 if missing (its directory
     /// must exist), configures the connection and brings the schema to `schemaVersion`. Safe when
     /// several processes do it at once. A database from a newer version of the code is refused.
-    public init(path: String, busyTimeoutMillis: Int = 5000, durability: Durability = .powerCutSafe) throws(FrontdoorError) {
+    public convenience init(path: String, busyTimeoutMillis: Int = 5000, durability: Durability = .powerCutSafe)
+        throws(FrontdoorError)
+    {
+        try self.init(path: path, busyTimeoutMillis: busyTimeoutMillis, durability: durability, upTo: Self.schemaVersion)
+    }
+
+    /// Brings a new file only `upTo` an older schema version: for tests of the migrations.
+    init(path: String, busyTimeoutMillis: Int = 5000, durability: Durability = .powerCutSafe, upTo target: Int)
+        throws(FrontdoorError)
+    {
+        self.path = path
         self.busyTimeoutMillis = busyTimeoutMillis
         busy = BusyHandler(timeoutMillis: busyTimeoutMillis)
         walFrames = .allocate(capacity: 1)
@@ -61,7 +73,7 @@ public final class Database {
             try Self.createFile(path)
             handle = try Self.openHandle(path)
             try configure(durability)
-            try migrate()
+            try migrate(to: target)
         } catch {
             close()
             throw error
@@ -119,6 +131,37 @@ public final class Database {
         if rows.first?.int(0) == 1 {
             throw SQLiteError.make("checkpoint", SQLITE_BUSY, "other connections kept the WAL from being truncated")
         }
+    }
+
+    /// The marker of a checkpoint owed since a deletion (whose old rows the WAL still holds) could
+    /// not finish one because other connections were reading. A file beside the database, so a
+    /// process looks for it with one `access()`, not a query.
+    public static func checkpointOwedPath(_ databasePath: String) -> String { databasePath + "-checkpoint-owed" }
+
+    public static func isCheckpointOwed(_ databasePath: String) -> Bool {
+        access(checkpointOwedPath(databasePath), F_OK) == 0
+    }
+
+    /// `checkpoint()`, and when other connections kept it from finishing, the marker that has a
+    /// later process (after its answer) or `frontdoor-check --prune` finish it. True when done.
+    @discardableResult
+    public func checkpointOrOwe() -> Bool {
+        do {
+            try checkpoint()
+            return true
+        } catch {
+            let fd = open(Self.checkpointOwedPath(path), O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+            if fd >= 0 { Glibc.close(fd) }
+            return false
+        }
+    }
+
+    /// Pays an owed checkpoint. The marker goes first, so one left by a deletion that commits
+    /// meanwhile survives until a checkpoint that comes after its commit.
+    @discardableResult
+    public func payOwedCheckpoint() -> Bool {
+        guard unlink(Self.checkpointOwedPath(path)) == 0 else { return false }
+        return checkpointOrOwe()
     }
 
     /// The WAL length (frames) at which a request empties it after its answer. Every process
@@ -254,8 +297,7 @@ public final class Database {
 
     /// Cheap when current: two reads of the header. When behind, the version is read again under
     /// the write lock, so of several processes starting together exactly one applies each script.
-    private func migrate() throws(FrontdoorError) {
-        let target = Self.schemaVersion
+    private func migrate(to target: Int) throws(FrontdoorError) {
         let version = try userVersion()
         try checkNotNewer(version)
         // WAL is a property of the file and cannot change inside a transaction. Checked even when

@@ -1,7 +1,7 @@
 /// The schema, one script per version: script `i` takes a database from version `i` to `i + 1`
 /// (`PRAGMA user_version`). Append new versions; never edit one that has shipped.
 enum Migrations {
-    static let scripts: [String] = [v1, v2, emailCodesAndLimits, accountDeletion, keyedRateLimits]
+    static let scripts: [String] = [v1, v2, emailCodesAndLimits, accountDeletion, keyedRateLimits, reviewFixes]
 
     static let v1 = """
         CREATE TABLE accounts (
@@ -141,5 +141,19 @@ enum Migrations {
           PRIMARY KEY (key_hash, window_start)
         ) STRICT, WITHOUT ROWID;
         CREATE INDEX rate_limits_expiry ON rate_limits(expires_at);
+        """
+
+    /// The security review (issue 12). `email_proven` says whether the identity's provider spoke
+    /// for the account's address when the identity made or joined the account; one that did not
+    /// (a Google address outside gmail.com without `hd`) goes when the inbox is later proven by
+    /// code. Rows from before were made under the old rule and are kept as proven. A reset ticket
+    /// remembers the rate-limit key of the address it was asked for (an HMAC, never the address),
+    /// so failed codes are capped per address whether or not an account has it. Relay
+    /// revocations waiting for a retry no longer keep the relay user's ID token, which names the
+    /// person (a retry gets a fresh one from the clean-up record's refresh token).
+    static let reviewFixes = """
+        ALTER TABLE identities ADD COLUMN email_proven INTEGER NOT NULL DEFAULT 1;
+        ALTER TABLE email_tickets ADD COLUMN address_key BLOB;
+        UPDATE apple_revocations SET id_token = NULL;
         """
 }

@@ -1,0 +1,62 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import DevSupport
+import Shared
+
+/// A CGI request started and held at a `TestHook.pause` point (debug builds), so a test can run
+/// another request through the race window and then let this one finish: races tested by
+/// construction, not by luck.
+final class HeldRequest {
+    let point: String
+    let folder: String
+    private let pid: pid_t
+    private let stdoutPath: String
+    private let stderrPath: String
+    private var finished: CGIAnswer?
+
+    init(_ h: Harness, _ endpoint: String, json: String, holdAt point: String, authorization: String? = nil) throws {
+        self.point = point
+        folder = h.dir + "/hold-\(point)"
+        mkdir(folder, 0o700)
+        let body = Array(json.utf8)
+        Harness.registerSecrets(of: body, authorization: authorization)
+        let env = h.environment(
+            method: "POST", contentType: "application/json", contentLength: body.count, authorization: authorization,
+            extra: ["FRONTDOOR_TEST_PAUSE": "\(point):\(folder)"])
+        let started = try ChildProcess.start(
+            Harness.binDir + "/" + endpoint, environment: env, stdin: body, workDir: h.dir)
+        (pid, stdoutPath, stderrPath) = (started.pid, started.stdoutPath, started.stderrPath)
+    }
+
+    /// Waits until the process stands at its point. Throws if it ended without getting there.
+    func waitUntilHeld() throws {
+        let deadline = Clock.monotonicMillis() + 60_000
+        while access("\(folder)/\(point).reached", F_OK) != 0 {
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid {
+                let out = FileIO.readFile(stdoutPath, limit: 1 << 20) ?? []
+                throw HarnessError("ended before \(point): \(String(decoding: out, as: UTF8.self))")
+            }
+            guard Clock.monotonicMillis() < deadline else { throw HarnessError("never reached \(point)") }
+            usleep(2000)
+        }
+    }
+
+    /// Lets the process go on and returns its answer.
+    func release() throws -> CGIAnswer {
+        if let finished { return finished }
+        let go = open("\(folder)/\(point).go", O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        if go >= 0 { close(go) }
+        let result = ChildProcess.finish(pid: pid, stdoutPath: stdoutPath, stderrPath: stderrPath)
+        guard let answer = CGIAnswer.parse(result) else {
+            throw HarnessError("no CGI answer after \(point) (exit \(result.exitStatus)): \(result.stderrText)")
+        }
+        finished = answer
+        return answer
+    }
+
+    deinit {
+        if finished == nil { _ = try? release() }
+    }
+}
