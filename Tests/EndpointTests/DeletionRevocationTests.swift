@@ -89,7 +89,7 @@ import Testing
     @Test func aDeletionNeverWaitsForAHangingRevocation() throws {
         let d = try DeletionWorld()
         let (session, accountId) = try d.appleAccount("apple-hang")
-        d.firebase.setRevoke(.hang(seconds: 60))
+        d.firebase.setRevoke(.hang(seconds: 3600))
         let fresh = try d.freshBody(sub: "apple-hang")
         let timed = try d.deleteTimed(session, body: fresh.body, accountId: accountId)
         print("delete-account with revokeToken hanging: answer \(Int(timed.answerMillis)) ms, "
@@ -99,7 +99,7 @@ import Testing
         #expect(timed.answerMillis < 10_000)
         #expect(timed.goneAtAnswer)
         #expect(timed.exitStatus == 0)
-        #expect(timed.exitMillis < Double(DeletionWorld.processLifetime) * 1000 + 1000)
+        #expect(timed.exitMillis < 10 * Double(DeletionWorld.processLifetime) * 1000)
         #expect(d.firebase.revocations.count == 1)
         // Kept for a retry: the code and the relay user's token, and the relay user itself.
         let row = try d.revocationRow()
@@ -168,12 +168,12 @@ import Testing
     @Test func directModeKeepsOnlyTheRefreshTokenWhenTheRevokeHangs() throws {
         let d = try DeletionWorld(mode: "direct")
         let (session, accountId) = try d.appleAccount("apple-direct-hang")
-        d.apple.setRevoke(.hang(seconds: 60))
+        d.apple.setRevoke(.hang(seconds: 3600))
         let fresh = try d.freshBody(sub: "apple-direct-hang")
         let timed = try d.deleteTimed(session, body: fresh.body, accountId: accountId)
         #expect(timed.answerMillis < 10_000)
         #expect(timed.goneAtAnswer)
-        #expect(timed.exitMillis < Double(DeletionWorld.processLifetime) * 1000 + 1000)
+        #expect(timed.exitMillis < 10 * Double(DeletionWorld.processLifetime) * 1000)
         let kept = try d.h.database().query("SELECT state, code, refresh_token FROM apple_revocations").first
         #expect(kept?.text(0) == "retry")
         #expect(kept?[1] == .null)

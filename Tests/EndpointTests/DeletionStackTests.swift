@@ -52,7 +52,7 @@ import Testing
         let stack = try Stack(d.h)
         defer { stack.stop() }
         let (session, _) = try d.appleAccount("apple-stack-hang")
-        d.firebase.setRevoke(.hang(seconds: 60))
+        d.firebase.setRevoke(.hang(seconds: 3600))
         let fresh = try d.freshBody(sub: "apple-stack-hang")
         let started = Clock.monotonicMillis()
         let deleted = try stack.post("/auth/delete-account", json: fresh.body, authorization: "Bearer \(session)")

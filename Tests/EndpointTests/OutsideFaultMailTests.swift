@@ -54,7 +54,7 @@ extension OutsideFaultTests {
         #expect(answer.status == 503, "\(label): \(answer.status) \(answer.rawBody) \(answer.stderr)")
         #expect(answer.errorCode == "upstream_unavailable", "\(label)")
         #expect(answer.exitStatus == 0, "\(label)")
-        #expect(seconds < Self.mailTimeout + 2, "\(label): \(seconds) s")
+        #expect(seconds < 10 * (Self.mailTimeout + 1), "\(label): \(seconds) s")
         #expect(!answer.stderr.contains(email), "\(label): the address in stderr")
         #expect(try h.count("email_codes") == 0, "\(label): a code stored")
         #expect(try limitHits(h) == hits, "\(label): limits not given back")

@@ -29,13 +29,13 @@ import Testing
 
     @Test func aKeyEndpointThatNeverAnswersFailsWithinTheTimeout() throws {
         let h = try Harness()
-        h.google.server.setHandler { _ in .hang(seconds: 60) }
+        h.google.server.setHandler { _ in .hang(seconds: 3600) }
         let started = Clock.monotonicMillis()
         let result = try check(h, ["--routes", "ipv4=yes,ipv6=no", "--timeout", "2"])
         let elapsed = Clock.monotonicMillis() - started
         #expect(result.exitStatus == 1)
         #expect(result.stdoutText.contains("✗ Google keys: no answer"), "\(result.stdoutText)")
-        #expect(elapsed < 10_000, "took \(elapsed) ms")
+        #expect(elapsed < 20_000, "took \(elapsed) ms")
     }
 
     @Test func loopbackURLInAProductionConfigIsFlagged() throws {

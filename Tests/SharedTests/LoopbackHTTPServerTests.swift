@@ -30,7 +30,7 @@ import Glibc
 
     @Test func hangDoesNotBlockOtherConnectionsNorStop() throws {
         let server = try LoopbackHTTPServer { request in
-            request.path == "/hang" ? .hang(seconds: 30) : .respond(.init(body: Array("ok".utf8)))
+            request.path == "/hang" ? .hang(seconds: 3600) : .respond(.init(body: Array("ok".utf8)))
         }
         let hanging = try RawSocket(port: server.port)
         hanging.send("GET /hang HTTP/1.1\r\nHost: h\r\n\r\n")
@@ -38,7 +38,8 @@ import Glibc
         #expect(other.exchange("GET / HTTP/1.1\r\nConnection: close\r\n\r\n").hasSuffix("\r\n\r\nok"))
         let started = Shared.Clock.monotonicMillis()
         server.stop()
-        #expect(Shared.Clock.monotonicMillis() - started < 1500)
+        // Not held for the hour the hanging answer would take.
+        #expect(Shared.Clock.monotonicMillis() - started < 10_000)
         #expect(hanging.readAll().isEmpty)
         #expect(throws: (any Error).self) { _ = try RawSocket(port: server.port) }
     }
