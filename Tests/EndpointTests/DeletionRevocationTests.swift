@@ -101,19 +101,25 @@ import Testing
         #expect(timed.exitStatus == 0)
         #expect(timed.exitMillis < 10 * Double(DeletionWorld.processLifetime) * 1000)
         #expect(d.firebase.revocations.count == 1)
-        // Kept for a retry: the code and the relay user's token, and the relay user itself.
+        // Kept for a retry: the code and the relay user's clean-up record (its refresh token), and
+        // the relay user itself; not the relay's ID token, which names the person.
         let row = try d.revocationRow()
         #expect(row.state == "retry")
         #expect(row.keepsSecrets)
         #expect(d.firebase.userCount == 1)
+        let kept = try d.h.database().query(
+            "SELECT id_token IS NULL, code IS NOT NULL, relay_cleanup_id IS NOT NULL FROM apple_revocations").first
+        #expect(kept.map { [$0.int(0), $0.int(1), $0.int(2)] } == [1, 1, 1])
 
-        // A later request retries it once it is due; then the relay user goes too.
+        // A later request retries it once it is due, with a fresh ID token; then the relay user goes too.
         d.firebase.setRevoke(.normal)
+        d.firebase.resetLog()
         try d.h.database().run("UPDATE apple_revocations SET next_attempt_at = 0")
         let (later, _) = try d.googleAccount("g-later")
         #expect(try d.delete(later).status == 200)
         #expect(d.firebase.revocations.count == 2)
         #expect(d.firebase.revocations.last?.token == fresh.code)
+        #expect(d.firebase.requests.contains { $0.path.hasSuffix("/v1/token") })
         #expect(try d.revocationRow().state == "revoked")
         #expect(try !d.revocationRow().keepsSecrets)
         #expect(d.firebase.userCount == 0)

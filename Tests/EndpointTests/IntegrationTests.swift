@@ -31,6 +31,28 @@ import Testing
         #expect(!log.contains("http.user"))
     }
 
+    /// nginx's per-client limit (30 a minute, burst 20) counts an IPv6 client by its /64. The
+    /// addresses come through the real-IP module, as from a proxy on loopback.
+    @Test func nginxCountsAnIPv6ClientByItsSlash64() throws {
+        let h = try Harness()
+        let stack = try Stack(h, environment: ["FRONTDOOR_REAL_IP_HEADER": "X-Real-IP"])
+        defer { stack.stop() }
+        func send(from address: String) throws -> Int {
+            try stack.post("/auth/signin-google", json: #"{"idToken":"not.a.token"}"#, headers: [("X-Real-IP", address)])
+                .status
+        }
+        // 30 addresses of one /64, as fast as they go: 21 pass at once (one and the burst), one
+        // more every 2 s, so the rest are refused unless each request took over half a second.
+        var statuses: [Int] = []
+        for i in 1...30 { statuses.append(try send(from: "2001:db8:5:6:\(String(i, radix: 16))::\(i)")) }
+        #expect(statuses.prefix(21).allSatisfy { $0 == 401 }, "\(statuses)")
+        #expect(statuses.contains(429), "\(statuses)")
+        #expect(Set(statuses) == [401, 429])
+        // Its neighbour /64 and an IPv4 client are other clients.
+        #expect(try send(from: "2001:db8:5:7::1") == 401)
+        #expect(try send(from: "192.0.2.44") == 401)
+    }
+
     @Test func nginxAnswersItsOwnErrorsInJSON() throws {
         let h = try Harness()
         let stack = try Stack(h)

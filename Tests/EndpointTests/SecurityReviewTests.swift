@@ -127,6 +127,15 @@ import Testing
         #expect(try h.database().query("SELECT email_verified FROM accounts").first?.int(0) == 1)
     }
 
+    @Test func anAppleSignInDoesNotJoinAStaleGoogleAccountWithoutProof() throws {
+        let w = try AppleWorld()
+        #expect(try w.h.signInGoogle(try w.h.google.token(sub: "g-stale-a", email: "pat@example.org")).status == 200)
+        let apple = try w.signInNew(sub: "apple-pat", email: "pat@example.org")
+        #expect(apple.errorCode == "proof_required", "\(apple.rawBody)")
+        #expect(apple.body["methods"] == .array(["email_code"]))
+        #expect(try w.count("identities") == 1)
+    }
+
     @Test func aResetTakesBackWhatAStaleGoogleAddressMade() throws {
         let h = try Harness()
         let stale = try h.signInGoogle(try h.google.token(sub: "g-stale2", email: "kim@example.org"))

@@ -44,10 +44,13 @@ final class Stack {
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    func post(_ path: String, json: String, authorization: String? = nil, contentType: String = "application/json") throws -> HTTPResponse {
+    func post(
+        _ path: String, json: String, authorization: String? = nil, contentType: String = "application/json",
+        headers extra: [(String, String)] = []
+    ) throws -> HTTPResponse {
         // Through nginx too, what the request carried must never reach a log (scanned after make test).
         Harness.registerSecrets(of: Array(json.utf8), authorization: authorization)
-        var headers = [("Content-Type", contentType)]
+        var headers = [("Content-Type", contentType)] + extra
         if let authorization { headers.append(("Authorization", authorization)) }
         return try CurlHTTPClient(totalTimeoutSeconds: 20).send(
             HTTPRequest(method: "POST", url: baseURL + path, headers: headers, body: Array(json.utf8)))
