@@ -7,10 +7,10 @@ public enum ProviderSignIn {
     }
 
     public static func signIn(
-        _ identity: ProviderIdentity, db: Database, config: Config, now: UnixTime
+        _ identity: ProviderIdentity, db: Database, config: Config, now: UnixTime, deviceName: String? = nil
     ) throws(FrontdoorError) -> SessionBody {
         let decision = try db.transaction { () throws(FrontdoorError) -> Decision in
-            try decide(identity, db: db, config: config, now: now)
+            try decide(identity, db: db, config: config, now: now, deviceName: deviceName)
         }
         switch decision {
         case .session(let body):
@@ -27,16 +27,17 @@ public enum ProviderSignIn {
     }
 
     private static func decide(
-        _ identity: ProviderIdentity, db: Database, config: Config, now: UnixTime
+        _ identity: ProviderIdentity, db: Database, config: Config, now: UnixTime, deviceName: String?
     ) throws(FrontdoorError) -> Decision {
         let known = try db.query(
             "SELECT account_id FROM identities WHERE provider = ? AND subject = ?",
             [.text(identity.provider.rawValue), .text(identity.subject)])
         if let accountId = known.first?.text(0) {
-            return .session(try startSession(db: db, accountId: accountId, created: false, config: config, now: now))
+            return .session(try startSession(
+                db: db, accountId: accountId, created: false, config: config, now: now, deviceName: deviceName))
         }
         guard let email = identity.email?.trimmingWhitespace(), !email.isEmpty else {
-            return .session(try create(identity, email: nil, db: db, config: config, now: now))
+            return .session(try create(identity, email: nil, db: db, config: config, now: now, deviceName: deviceName))
         }
         guard identity.emailVerified else {
             throw FrontdoorError(
@@ -46,12 +47,13 @@ public enum ProviderSignIn {
             "SELECT id, email, email_verified, password_hash IS NOT NULL FROM accounts WHERE email_key = ?",
             [.text(EmailAddress.matchKey(email))])
         guard let account = existing.first, let accountId = account.text(0) else {
-            return .session(try create(identity, email: email, db: db, config: config, now: now))
+            return .session(try create(identity, email: email, db: db, config: config, now: now, deviceName: deviceName))
         }
         let accountVerified = account.int(2) == 1
         if accountVerified && identity.authoritativeForEmail {
             try link(identity, to: accountId, db: db, now: now)
-            return .session(try startSession(db: db, accountId: accountId, created: false, config: config, now: now))
+            return .session(try startSession(
+                db: db, accountId: accountId, created: false, config: config, now: now, deviceName: deviceName))
         }
         // A typed, never-proven email: its password or a code to the inbox. An address the
         // provider does not speak for: only a code to the inbox proves it.
@@ -65,7 +67,7 @@ public enum ProviderSignIn {
     }
 
     private static func create(
-        _ identity: ProviderIdentity, email: String?, db: Database, config: Config, now: UnixTime
+        _ identity: ProviderIdentity, email: String?, db: Database, config: Config, now: UnixTime, deviceName: String?
     ) throws(FrontdoorError) -> SessionBody {
         let accountId = try newAccountId()
         try db.run(
@@ -76,7 +78,7 @@ public enum ProviderSignIn {
                 identity.name.map(SQLValue.text) ?? .null, .integer(now),
             ])
         try link(identity, to: accountId, db: db, now: now)
-        return try startSession(db: db, accountId: accountId, created: true, config: config, now: now)
+        return try startSession(db: db, accountId: accountId, created: true, config: config, now: now, deviceName: deviceName)
     }
 
     static func link(_ identity: ProviderIdentity, to accountId: String, db: Database, now: UnixTime) throws(FrontdoorError) {
@@ -86,10 +88,10 @@ public enum ProviderSignIn {
     }
 
     static func startSession(
-        db: Database, accountId: String, created: Bool, config: Config, now: UnixTime
+        db: Database, accountId: String, created: Bool, config: Config, now: UnixTime, deviceName: String? = nil
     ) throws(FrontdoorError) -> SessionBody {
         let session = try Sessions.create(
-            in: db, accountId: accountId, now: now, lifetime: config.sessionLifetimeSeconds)
+            in: db, accountId: accountId, now: now, policy: config.sessions, deviceName: deviceName)
         return try SessionBody.load(in: db, accountId: accountId, session: session, created: created)
     }
 

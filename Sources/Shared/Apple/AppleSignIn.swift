@@ -13,6 +13,7 @@ public enum AppleSignIn {
         let identityToken = try context.body.requiredString("identityToken", maxBytes: CompactJWS.maxTokenBytes)
         let rawNonce = try context.body.requiredString("rawNonce", maxBytes: 512)
         let name = try displayName(context.body)
+        let deviceName = try PersonText.deviceName(context.body)
         let token = try AppleToken.precheck(
             identityToken, rawNonce: rawNonce, bundleIds: apple.bundleIds, now: context.now)
 
@@ -33,7 +34,8 @@ public enum AppleSignIn {
                 identity = try directIdentity(
                     token, name: name, policy: policy, keysUrl: apple.keysUrl, context: context)
             }
-            return try ProviderSignIn.signIn(identity, db: db, config: context.config, now: context.now).response
+            return try ProviderSignIn.signIn(
+                identity, db: db, config: context.config, now: context.now, deviceName: deviceName).response
         } catch {
             if error.code == .upstreamUnavailable { Nonces.release(hash: token.nonceHash, db: db) }
             throw error

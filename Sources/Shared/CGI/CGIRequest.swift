@@ -56,6 +56,15 @@ public struct CGIRequest: Sendable {
         )
     }
 
+    /// The request without its body, which is never read: for the session check, whose nginx
+    /// locations send none (`fastcgi_pass_request_body off`). An `auth_request` subrequest may
+    /// still announce the original request's `CONTENT_LENGTH`; it is not believed.
+    public static func withoutBody(environment: CGIEnvironment) -> CGIRequest {
+        CGIRequest(
+            method: environment.requestMethod ?? "", contentType: environment.contentType, contentLength: 0,
+            authorization: environment.authorization, remoteAddress: environment.remoteAddress, body: [])
+    }
+
     private static func readExactly(_ fd: Int32, count: Int) throws(FrontdoorError) -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: count)
         var filled = 0

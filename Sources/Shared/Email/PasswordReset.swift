@@ -50,6 +50,7 @@ enum PasswordReset {
         let ticket = try body.requiredString("ticket", maxBytes: 128)
         let code = try body.requiredString("code", maxBytes: 64)
         let password = try EmailSignIn.password(body)
+        let deviceName = try PersonText.deviceName(body)
         let db = try context.database()
         let now = context.now
         guard case .reset = try PendingTicket.find(ticket, db: db, now: now) else { throw PendingTicket.invalid }
@@ -68,7 +69,7 @@ enum PasswordReset {
                 "UPDATE accounts SET password_hash = ?, email_verified = 1 WHERE id = ?", [.text(hash), .text(accountId)])
             try db.run("DELETE FROM sessions WHERE account_id = ?", [.text(accountId)])
             return .success(try ProviderSignIn.startSession(
-                db: db, accountId: accountId, created: false, config: context.config, now: now))
+                db: db, accountId: accountId, created: false, config: context.config, now: now, deviceName: deviceName))
         }
         return try outcome.get().response
     }

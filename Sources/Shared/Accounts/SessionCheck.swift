@@ -1,0 +1,92 @@
+/// `session`: who a session belongs to. nginx's `auth_request` asks before every request to a
+/// protected route of the app, and the phone asks when the app starts ("am I still signed in").
+/// A plain read, unless the session is due for renewal (rule 11): then one guarded write, which
+/// concurrent checks make exactly once and which never brings back a session that a sign-out
+/// deleted meanwhile (an UPDATE of a deleted row changes nothing; nothing here inserts).
+public enum SessionCheck {
+    public static func handle(_ context: RequestContext) throws(FrontdoorError) -> CGIResponse {
+        guard let token = context.request.bearerToken, Sessions.isWellFormed(token) else {
+            throw Sessions.unauthorized
+        }
+        let db = try context.database()
+        let hash = Sessions.hash(token)
+        let now = context.now
+        guard var session = try LiveSession.read(db, tokenHash: hash, now: now) else { throw Sessions.unauthorized }
+        switch context.config.sessions.verdict(
+            createdAt: session.createdAt, lastUsedAt: session.lastUsedAt, expiresAt: session.expiresAt, now: now)
+        {
+        case .ended:
+            throw Sessions.unauthorized
+        case .live:
+            break
+        case .renew(let expiresAt):
+            TestHooks.pause("renewal")
+            // Guarded on the renewal it read: of several checks that found the session due, one writes.
+            let changed = try db.run(
+                """
+                UPDATE sessions SET expires_at = ?, last_used_at = ?
+                WHERE token_hash = ? AND last_used_at = ? AND expires_at > ?
+                """,
+                [.integer(expiresAt), .integer(now), .blob(hash), .integer(session.lastUsedAt), .integer(now)])
+            if changed == 1 {
+                // The cap reached: that write ended it.
+                guard expiresAt > now else { throw Sessions.unauthorized }
+                session.expiresAt = expiresAt
+                session.lastUsedAt = now
+            } else {
+                // Another check renewed it first, or a sign-out ended it: the store decides.
+                guard let stored = try LiveSession.read(db, tokenHash: hash, now: now) else {
+                    throw Sessions.unauthorized
+                }
+                session = stored
+            }
+        }
+        return CGIResponse(
+            status: 200, body: session.json,
+            headers: [("X-Frontdoor-Account", session.accountId), ("X-Frontdoor-Session", session.sessionId)])
+    }
+}
+
+/// A live session and what the check answers about its account, read in one statement.
+struct LiveSession {
+    var accountId: String
+    var sessionId: String
+    var createdAt: UnixTime
+    var lastUsedAt: UnixTime
+    var expiresAt: UnixTime
+    var email: String?
+    var emailVerified: Bool
+    var providers: [String]
+
+    static func read(_ db: Database, tokenHash: [UInt8], now: UnixTime) throws(FrontdoorError) -> LiveSession? {
+        let rows = try db.query(
+            """
+            SELECT s.account_id, s.session_id, s.created_at, s.last_used_at, s.expires_at,
+                   a.email, a.email_verified, a.password_hash IS NOT NULL,
+                   (SELECT group_concat(provider) FROM identities WHERE account_id = s.account_id)
+            FROM sessions s JOIN accounts a ON a.id = s.account_id
+            WHERE s.token_hash = ? AND s.expires_at > ?
+            """,
+            [.blob(tokenHash), .integer(now)])
+        guard let row = rows.first, let accountId = row.text(0), let sessionId = row.text(1),
+            let createdAt = row.int(2), let lastUsedAt = row.int(3), let expiresAt = row.int(4)
+        else { return nil }
+        // group_concat keeps no order before SQLite 3.44: sorted here, as the session body lists them.
+        var providers = (row.text(8) ?? "").split(separator: ",").map(String.init).sorted()
+        if row.int(7) == 1 { providers.append("password") }
+        return LiveSession(
+            accountId: accountId, sessionId: sessionId, createdAt: createdAt, lastUsedAt: lastUsedAt,
+            expiresAt: expiresAt, email: row.text(5), emailVerified: row.int(6) == 1, providers: providers)
+    }
+
+    var json: JSONValue {
+        .object([
+            ("accountId", .string(accountId)),
+            ("sessionId", .string(sessionId)),
+            ("sessionExpiresAt", .string(Clock.rfc3339(expiresAt))),
+            ("email", email.map(JSONValue.string) ?? .null),
+            ("emailVerified", .bool(emailVerified)),
+            ("providers", .array(providers.map(JSONValue.string))),
+        ])
+    }
+}

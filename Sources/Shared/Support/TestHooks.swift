@@ -1,0 +1,24 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Points where a test holds a process, to race another against it deterministically. Debug
+/// builds only (release binaries have none), and only when `FRONTDOOR_TEST_PAUSE_AT` names the
+/// point: the process then creates `$FRONTDOOR_TEST_PAUSE_FILE.waiting` and waits, at most 20 s,
+/// for `$FRONTDOOR_TEST_PAUSE_FILE.go` to appear.
+enum TestHooks {
+    static func pause(_ point: String) {
+        #if DEBUG
+        guard let at = getenv("FRONTDOOR_TEST_PAUSE_AT"), String(cString: at) == point,
+            let prefix = getenv("FRONTDOOR_TEST_PAUSE_FILE").map({ String(cString: $0) }), !prefix.isEmpty
+        else { return }
+        let fd = open(prefix + ".waiting", O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        if fd >= 0 { close(fd) }
+        var waited = 0
+        while access(prefix + ".go", F_OK) != 0 && waited < 20_000 {
+            usleep(2_000)
+            waited += 2
+        }
+        #endif
+    }
+}
