@@ -17,6 +17,19 @@ func accountId() -> String? {
     return !value.isEmpty && value.utf8.count <= 64 && allowed ? value : nil
 }
 
+/// fcgiwrap writes a request's whole body before it reads the answer: read it, unused.
+func drainBody() {
+    guard let text = getenv("CONTENT_LENGTH"), var left = Int(String(cString: text)), left > 0 else { return }
+    var scratch = [UInt8](repeating: 0, count: 4096)
+    while left > 0 {
+        let n = scratch.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress!, min(left, $0.count)) }
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { return }
+        left -= n
+    }
+}
+
+drainBody()
 let account = accountId().map { "\"\($0)\"" } ?? "null"
 let answer = "Status: 200 OK\r\nContent-Type: application/json\r\nCache-Control: no-store\r\n\r\n{\"account\":\(account)}\n"
 let bytes = Array(answer.utf8)
