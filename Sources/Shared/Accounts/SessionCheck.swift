@@ -29,6 +29,7 @@ public enum SessionCheck {
                 """,
                 [.integer(expiresAt), .integer(now), .blob(hash), .integer(session.lastUsedAt), .integer(now)])
             if changed == 1 {
+                TestHooks.note("renewed")
                 // The cap reached: that write ended it.
                 guard expiresAt > now else { throw Sessions.unauthorized }
                 session.expiresAt = expiresAt
