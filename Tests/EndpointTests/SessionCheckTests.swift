@@ -66,6 +66,18 @@ import Testing
         #expect(try h.sessionRows() == before)
     }
 
+    /// The refusal every anonymous request to a protected route meets costs no config and no store.
+    @Test func noBearerIsRefusedBeforeTheConfigIsRead() throws {
+        let h = try Harness()
+        let broken = ["AUTH_CONFIG": h.dir + "/no-such-config.json"]
+        let refused = try h.check(nil, extraEnvironment: broken)
+        #expect(refused.status == 401 && refused.exitStatus == 0, "\(refused.rawBody)")
+        #expect(try h.check("Bearer short", extraEnvironment: broken).status == 401)
+        #expect(access(h.databasePath, F_OK) != 0, "the store was opened")
+        let checked = try h.check("Bearer " + String(repeating: "A", count: 43), extraEnvironment: broken)
+        #expect(checked.status == 500 && checked.exitStatus == 1)
+    }
+
     @Test func expiredSignedOutAndDeletedAre401() throws {
         let h = try Harness()
         let expired = try h.signedIn("g-expired")

@@ -4,6 +4,12 @@
 /// concurrent checks make exactly once and which never brings back a session that a sign-out
 /// deleted meanwhile (an UPDATE of a deleted row changes nothing; nothing here inserts).
 public enum SessionCheck {
+    /// A request without a well-formed bearer token is refused before the config or the store is
+    /// touched: a refused check costs what a refused method does.
+    public static func precheck(_ request: CGIRequest) throws(FrontdoorError) {
+        guard let token = request.bearerToken, Sessions.isWellFormed(token) else { throw Sessions.unauthorized }
+    }
+
     public static func handle(_ context: RequestContext) throws(FrontdoorError) -> CGIResponse {
         guard let token = context.request.bearerToken, Sessions.isWellFormed(token) else {
             throw Sessions.unauthorized

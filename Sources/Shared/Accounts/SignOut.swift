@@ -46,7 +46,7 @@ public enum SignOut {
     }
 
     /// The body: nothing or `{}` is the current session; `scope` or `sessionId`, never both.
-    static func scope(_ body: JSONValue) throws(FrontdoorError) -> Scope {
+    public static func scope(_ body: JSONValue) throws(FrontdoorError) -> Scope {
         let named = try body.optionalString("scope", maxBytes: 64)
         let id = try body.optionalString("sessionId", maxBytes: 128)
         switch (named, id) {

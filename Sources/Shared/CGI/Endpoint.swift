@@ -8,9 +8,11 @@ public enum Endpoint {
     /// and never returns. Every path prints exactly one CGI answer and one log line on stderr.
     /// `durability` is what the endpoint's commits must survive (see `Database.Durability`).
     /// `readsBody: false` takes any method and reads nothing from stdin (the session check: nginx
-    /// sends it no body). `housekeeping: false` leaves pruning expired rows to other requests.
+    /// sends it no body). `precheck` may refuse the request before the config is read, as the
+    /// method check does. `housekeeping: false` leaves pruning expired rows to other requests.
     public static func main(
         name: String, bodyOptional: Bool = false, readsBody: Bool = true,
+        precheck: (CGIRequest) throws(FrontdoorError) -> Void = { _ in },
         durability: Database.Durability = .powerCutSafe, housekeeping: Bool = true,
         handler: (RequestContext) throws(FrontdoorError) -> CGIResponse
     ) -> Never {
@@ -20,7 +22,7 @@ public enum Endpoint {
         let environment = CGIEnvironment.process()
         let outcome = answer(
             name: name, environment: environment, bodyOptional: bodyOptional, readsBody: readsBody,
-            durability: durability, handler: handler)
+            precheck: precheck, durability: durability, handler: handler)
         outcome.response.write()
         let code = outcome.response.status >= 400 ? (outcome.response.body["error"]?.stringValue ?? "-") : "-"
         FileIO.log(
@@ -55,6 +57,7 @@ public enum Endpoint {
 
     static func answer(
         name: String, environment: CGIEnvironment, bodyOptional: Bool, readsBody: Bool = true,
+        precheck: (CGIRequest) throws(FrontdoorError) -> Void = { _ in },
         durability: Database.Durability = .powerCutSafe,
         handler: (RequestContext) throws(FrontdoorError) -> CGIResponse
     ) -> Outcome {
@@ -72,6 +75,11 @@ public enum Endpoint {
         } else {
             request = CGIRequest.withoutBody(environment: environment)
             body = .object([])
+        }
+        do {
+            try precheck(request)
+        } catch {
+            return Outcome(response: CGIResponse(error: error), detail: error.detail)
         }
         let config: Config
         do {
