@@ -93,8 +93,8 @@ import Testing
             #expect(answer.errorCode == "unauthorized")
             #expect(answer.header("X-Frontdoor-Account") == nil)
         }
-        // The refused expired session is not renewed back to life.
-        #expect(try h.stored(expired.sessionId).map { $0.expiresAt < Clock.now() } == true)
+        // The refused expired session is not renewed back to life (or already pruned).
+        #expect(try h.stored(expired.sessionId).map { $0.expiresAt < Clock.now() } ?? true)
     }
 
     @Test func theBodyListsEveryProviderAndThePassword() throws {
@@ -115,10 +115,14 @@ import Testing
         let h = try Harness(config: [("sessionLifetimeSeconds", 100), ("sessions", .object([("renewAfterSeconds", 10)]))])
         let me = try h.signedIn("g-read")
         let before = try #require(try h.stored(me.sessionId))
-        let wal = h.walBytes
+        // The first check after a write empties the WAL the sign-in left (after its answer), so
+        // the checks after it open an empty one; none of them writes anything.
+        #expect(h.walBytes > 0)
+        #expect(try h.check(me.bearer).status == 200)
+        #expect(h.walBytes == 0)
         for _ in 0..<3 { #expect(try h.check(me.bearer).status == 200) }
         #expect(try h.stored(me.sessionId) == before)
-        #expect(h.walBytes == wal, "a plain read appended to the WAL")
+        #expect(h.walBytes == 0, "a plain read wrote to the WAL")
     }
 
     @Test func aDueCheckMovesTheExpiryOnceAndRecordsTheUse() throws {

@@ -84,6 +84,24 @@ import Testing
 }
 
 @Suite struct CGIRequestTests {
+    /// The byte-level reading of ASCII headers says what the Character-level one says.
+    @Test func bearerTokenOnBytesMatchesTheUnicodeRules() {
+        func reference(_ text: String) -> String? {
+            let parts = text.split(separator: " ", omittingEmptySubsequences: true)
+            guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty else { return nil }
+            return String(parts[1])
+        }
+        let inputs = [
+            "Bearer abc", "  bearer   abc  ", "BEARER x", "BeArEr x-y_z.~+/=", "Bearer\tabc", "Bearer a b", "Bearerx abc",
+            "Bear abc", "", " ", "   ", "Bearer", "Bearer  ", " Bearer", "Basic dXNlcg==", "bearer bearer", "x Bearer abc",
+            "Bearer \u{7F}", "Bearer é", "Bearer abc\u{301}", "Bearer\u{00A0}abc", "Bearer  a\u{200B}",
+        ]
+        for text in inputs {
+            let request = CGIRequest(method: "GET", contentType: nil, contentLength: 0, authorization: text, remoteAddress: nil, body: [])
+            #expect(request.bearerToken == reference(text), "\(Array(text.utf8))")
+        }
+    }
+
     @Test func bearerTokenAndContentType() {
         func request(authorization: String?, contentType: String?) -> CGIRequest {
             CGIRequest(method: "POST", contentType: contentType, contentLength: 0, authorization: authorization, remoteAddress: nil, body: [])

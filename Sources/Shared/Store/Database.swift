@@ -41,6 +41,8 @@ public final class Database {
     public static let schemaVersion = Migrations.scripts.count
 
     private var handle: OpaquePointer?
+    /// The database file's path; its WAL is this plus `-wal`.
+    private let path: String
     private let busy: BusyHandler
     private let busyTimeoutMillis: Int
     /// The WAL's frame count after this connection's last commit (the WAL hook writes it).
@@ -53,6 +55,7 @@ public final class Database {
     /// must exist), configures the connection and brings the schema to `schemaVersion`. Safe when
     /// several processes do it at once. A database from a newer version of the code is refused.
     public init(path: String, busyTimeoutMillis: Int = 5000, durability: Durability = .powerCutSafe) throws(FrontdoorError) {
+        self.path = path
         self.busyTimeoutMillis = busyTimeoutMillis
         busy = BusyHandler(timeoutMillis: busyTimeoutMillis)
         walFrames = .allocate(capacity: 1)
@@ -133,7 +136,21 @@ public final class Database {
     /// re-reads the whole WAL when it opens, so keeping it short keeps every request cheap; callers
     /// do this after their answer is out.
     public func tidyWAL(threshold: Int = Database.walTidyFrames) {
-        guard let db = handle, walFrameCount >= threshold, sqlite3_get_autocommit(db) != 0 else { return }
+        guard walFrameCount >= threshold else { return }
+        emptyWAL()
+    }
+
+    /// The WAL file's size in bytes (0 once emptied; -1 when it cannot be read). Unlike
+    /// `walFrameCount`, it counts other connections' commits too.
+    public var walFileBytes: Int {
+        var info = stat()
+        return stat(path + "-wal", &info) == 0 ? Int(info.st_size) : -1
+    }
+
+    /// What `tidyWAL` does, whatever the WAL's length: for a connection that only read, and found
+    /// a WAL that other processes' commits left (see `walFileBytes`).
+    public func emptyWAL() {
+        guard let db = handle, sqlite3_get_autocommit(db) != 0 else { return }
         guard frontdoor_sqlite3_no_busy_handler(db) == SQLITE_OK else { return }
         defer { try? busy.install(on: db) }
         // PASSIVE first: it copies the frames and does the syncs without the writer lock, so the
