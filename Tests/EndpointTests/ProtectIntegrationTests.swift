@@ -101,9 +101,23 @@ import Testing
             #expect(answer.header("x-frontdoor-account") == me.accountId)
             #expect(answer.header("cache-control") == "no-store")
         }
-        let refused = try get(w, "/auth/session", nil)
-        #expect(refused.status == 401 && refused.json?["error"] == "unauthorized")
-        #expect(refused.header("x-frontdoor-account") == nil)
+        // No well-formed bearer token: nginx refuses it itself, with the program's own body, and
+        // starts no check at all.
+        let checks = w.stack.errorLog().components("endpoint=session ")
+        let programsRefusal = try w.h.check(nil).rawBody
+        for bearer in [nil, "Bearer", "Bearer short", "Basic dXNlcjpwYXNz", "Bearer " + String(repeating: "A", count: 44)] {
+            for path in ["/auth/session", "/app/whoami"] {
+                let refused = try get(w, path, bearer)
+                #expect(refused.status == 401 && refused.body == programsRefusal, "\(path) \(bearer ?? "-"): \(refused.body)")
+                #expect(refused.header("x-frontdoor-account") == nil)
+                #expect(refused.header("content-type") == "application/json")
+            }
+        }
+        #expect(w.stack.errorLog().components("endpoint=session ") == checks)
+        // A well-formed one that is no session reaches the check, which refuses it alike.
+        let unknown = try get(w, "/auth/session", "bearer   " + String(repeating: "A", count: 43))
+        #expect(unknown.status == 401 && unknown.body == programsRefusal)
+        #expect(w.stack.errorLog().components("endpoint=session status=401") == 1)
         // The account endpoint is routed too.
         let account = try w.stack.post("/auth/account", json: #"{"action":"get"}"#, authorization: me.bearer)
         #expect(account.status == 200 && account.json?["accountId"]?.stringValue == me.accountId)
