@@ -13,36 +13,34 @@ public enum SignOut {
         let now = context.now
         let ended = try db.transaction { () throws(FrontdoorError) -> Int in
             guard let token, Sessions.isWellFormed(token) else { throw Sessions.unauthorized }
-            let hash = Sessions.hash(token)
-            if scope == .current {
-                let removed = try db.run(
-                    "DELETE FROM sessions WHERE token_hash = ? AND expires_at > ?", [.blob(hash), .integer(now)])
-                guard removed == 1 else { throw Sessions.unauthorized }
-                return removed
-            }
-            let accountId = try Sessions.accountId(in: db, token: token, now: now)
-            switch scope {
-            case .current:
-                throw .internal("sign-out: the current scope is handled above")
-            case .others:
-                return try db.run(
-                    "DELETE FROM sessions WHERE account_id = ? AND token_hash != ? AND expires_at > ?",
-                    [.text(accountId), .blob(hash), .integer(now)])
-            case .all:
-                return try db.run(
-                    "DELETE FROM sessions WHERE account_id = ? AND expires_at > ?", [.text(accountId), .integer(now)])
-            case .session(let id):
-                // Another account's session and an unknown id answer alike: ids are not for probing.
-                let removed = try db.run(
-                    "DELETE FROM sessions WHERE account_id = ? AND session_id = ? AND expires_at > ?",
-                    [.text(accountId), .text(id), .integer(now)])
-                guard removed == 1 else {
-                    throw FrontdoorError(.notFound, "There is no such session of yours.")
-                }
-                return removed
-            }
+            return try end(scope, tokenHash: Sessions.hash(token), db: db, now: now)
         }
         return CGIResponse(status: 200, body: .object([("signedOut", true), ("ended", .number(Double(ended)))]))
+    }
+
+    /// Ends what `scope` names, within the caller's transaction; the live sessions it ended.
+    static func end(_ scope: Scope, tokenHash: [UInt8], db: Database, now: UnixTime) throws(FrontdoorError) -> Int {
+        let mine = try db.query(
+            "SELECT account_id FROM sessions WHERE token_hash = ? AND expires_at > ?", [.blob(tokenHash), .integer(now)])
+        guard let accountId = mine.first?.text(0) else { throw Sessions.unauthorized }
+        switch scope {
+        case .current:
+            return try db.run("DELETE FROM sessions WHERE token_hash = ?", [.blob(tokenHash)])
+        case .others:
+            return try db.run(
+                "DELETE FROM sessions WHERE account_id = ? AND token_hash != ? AND expires_at > ?",
+                [.text(accountId), .blob(tokenHash), .integer(now)])
+        case .all:
+            return try db.run(
+                "DELETE FROM sessions WHERE account_id = ? AND expires_at > ?", [.text(accountId), .integer(now)])
+        case .session(let id):
+            // Another account's session and an unknown id answer alike: ids are not for probing.
+            let removed = try db.run(
+                "DELETE FROM sessions WHERE account_id = ? AND session_id = ? AND expires_at > ?",
+                [.text(accountId), .text(id), .integer(now)])
+            guard removed == 1 else { throw FrontdoorError(.notFound, "There is no such session of yours.") }
+            return removed
+        }
     }
 
     /// The body: nothing or `{}` is the current session; `scope` or `sessionId`, never both.
