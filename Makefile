@@ -31,7 +31,7 @@ PREFIX ?= /usr/local
 SYSCONFDIR ?= /etc
 LOCALSTATEDIR ?= /var
 RUN_USER ?= www-data
-ENDPOINTS := signin-google signin-apple signin-email verify-email sign-out delete-account
+ENDPOINTS := signin-google signin-apple signin-email verify-email sign-out delete-account session account
 
 .PHONY: deps build release static-libstdcxx release-flags test run stop clean bench install fuzz fuzz-seeds sanitize load crash symbol-order
 # Everything the tests' processes wrote, and the secrets the tests used: scanned after make test.
@@ -115,6 +115,7 @@ install:
 	sed "$$paths" nginx/frontdoor.conf >"$$d$(SYSCONFDIR)/nginx/sites-available/frontdoor"; \
 	sed "$$paths" nginx/frontdoor-endpoints.conf >"$$d$(SYSCONFDIR)/nginx/snippets/frontdoor-endpoints.conf"; \
 	install -m 0644 nginx/fcgiwrap.conf "$$d$(SYSCONFDIR)/nginx/snippets/frontdoor-fcgiwrap.conf"; \
+	install -m 0644 nginx/frontdoor-protect.conf "$$d$(SYSCONFDIR)/nginx/snippets/frontdoor-protect.conf"; \
 	install -m 0644 nginx/frontdoor-http.conf "$$d$(SYSCONFDIR)/nginx/conf.d/frontdoor.conf"; \
 	chmod 0644 "$$d$(SYSCONFDIR)/nginx/sites-available/frontdoor" "$$d$(SYSCONFDIR)/nginx/snippets/frontdoor-endpoints.conf"; \
 	install -m 0644 nginx/fcgiwrap-frontdoor.service.conf "$$d$(SYSCONFDIR)/systemd/system/fcgiwrap.service.d/frontdoor.conf"; \

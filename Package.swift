@@ -32,7 +32,11 @@ let package = Package(
         .executableTarget(name: "signin-email", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "verify-email", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "delete-account", dependencies: ["Shared"], swiftSettings: swiftSettings),
+        .executableTarget(name: "session", dependencies: ["Shared"], swiftSettings: swiftSettings),
+        .executableTarget(name: "account", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "frontdoor-check", dependencies: ["Shared"], swiftSettings: swiftSettings),
+        // The example route of the app behind frontdoor's nginx snippet (make run, tests, bench); links nothing of ours.
+        .executableTarget(name: "frontdoor-whoami", swiftSettings: swiftSettings),
         // Loopback stand-ins for Google and friends: used by the tests and by `make run`, never deployed.
         .target(name: "DevSupport", dependencies: ["Shared", "COpenSSL", "CSystem"], swiftSettings: swiftSettings),
         .executableTarget(name: "frontdoor-dev", dependencies: ["DevSupport", "Shared"], swiftSettings: swiftSettings),

@@ -39,10 +39,13 @@ expect usr/local/libexec/frontdoor/signin-email 755 root:root
 expect usr/local/libexec/frontdoor/verify-email 755 root:root
 expect usr/local/libexec/frontdoor/sign-out 755 root:root
 expect usr/local/libexec/frontdoor/delete-account 755 root:root
+expect usr/local/libexec/frontdoor/session 755 root:root
+expect usr/local/libexec/frontdoor/account 755 root:root
 expect usr/local/sbin/frontdoor-check 755 root:root
 expect etc/nginx/sites-available/frontdoor 644 root:root
 expect etc/nginx/snippets/frontdoor-endpoints.conf 644 root:root
 expect etc/nginx/snippets/frontdoor-fcgiwrap.conf 644 root:root
+expect etc/nginx/snippets/frontdoor-protect.conf 644 root:root
 expect etc/nginx/conf.d/frontdoor.conf 644 root:root
 expect etc/systemd/system/fcgiwrap.service.d/frontdoor.conf 644 root:root
 expect etc/frontdoor 750 root:www-data
@@ -56,13 +59,16 @@ check "the example config is valid JSON naming the data folder" "grep -q '/var/l
 free_port() { local p; while :; do p=$((20000 + RANDOM % 20000)); (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }; done; }
 port=$(free_port); dev_port=$(free_port)
 bin=$dest/usr/local/libexec/frontdoor
-dev=$(swift build -c release --static-swift-stdlib --show-bin-path)/frontdoor-dev
+release_bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
+dev=$release_bin/frontdoor-dev
 "$dev" config --database "$work/frontdoor.sqlite3" --provider "http://127.0.0.1:$dev_port" >"$work/config.json"
 chmod 600 "$work/config.json"
 setsid "$dev" serve --port "$dev_port" </dev/null >"$work/dev.log" 2>&1 &
 echo $! >"$work/dev.pid"
 for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$dev_port/google/token?sub=probe" && break; sleep 0.05; done
-if ! FRONTDOOR_NGINX_DIR="$dest/etc/nginx" scripts/dev-stack start "$work/var" "$port" "$bin" "$work/config.json"; then
+# The example route of the app (not installed) behind the installed protect snippet.
+if ! FRONTDOOR_NGINX_DIR="$dest/etc/nginx" FRONTDOOR_WHOAMI="$release_bin/frontdoor-whoami" \
+    scripts/dev-stack start "$work/var" "$port" "$bin" "$work/config.json"; then
     bad "nginx with the installed files did not start"
     echo "install-test: $passed passed, $failed failed"
     exit 1
@@ -71,6 +77,15 @@ url=http://127.0.0.1:$port
 token=$(curl -s "http://127.0.0.1:$dev_port/google/token?sub=install-user&email=install.user@gmail.com")
 answer=$(curl -s -X POST "$url/auth/signin-google" -H 'Content-Type: application/json' -d "{\"idToken\":\"$token\"}")
 check "sign-in through the installed site" "printf '%s' '$answer' | grep -q '\"created\":true'"
+# The installed protect snippet: 401 in JSON without a session, the account with one, never a forged one.
+account=$(printf '%s' "$answer" | sed -n 's/.*"accountId":"\([^"]*\)".*/\1/p')
+bearer=$(printf '%s' "$answer" | sed -n 's/.*"sessionToken":"\([^"]*\)".*/\1/p')
+code=$(curl -s -o "$work/who.json" -w '%{http_code}' "$url/app/whoami" -H 'X-Frontdoor-Account: forged')
+check "a protected route without a session answers 401 in JSON" "[ '$code' = 401 ] && grep -q unauthorized '$work/who.json'"
+who=$(curl -s "$url/app/whoami" -H "Authorization: Bearer $bearer" -H 'X-Frontdoor-Account: forged')
+check "a protected route gets the account from nginx alone: $who" "[ '$who' = '{\"account\":\"$account\"}' ]"
+check "the installed session check answers the phone" \
+    "curl -s '$url/auth/session' -H 'Authorization: Bearer $bearer' | grep -q '\"sessionId\"'"
 headers=$(curl -s -D - -o "$work/get.json" "$url/auth/signin-google")
 check "GET answers 405 in JSON" "printf '%s' \"\$headers\" | grep -q '^HTTP/1.1 405' && grep -q method_not_allowed '$work/get.json'"
 check "405 says Allow: POST" "printf '%s' \"\$headers\" | grep -qi '^Allow: POST'"
@@ -102,8 +117,11 @@ fi
 check "the request log line reached nginx's error log" "grep -q 'endpoint=signin-google status=200' '$work/var/nginx-error.log'"
 check "no token in nginx's error log" "! grep -qF '$token' '$work/var/nginx-error.log'"
 # The installed self-check against this stack.
-out=$("$dest/usr/local/sbin/frontdoor-check" --config "$work/config.json" --routes ipv4=yes,ipv6=yes --timeout 3 2>&1)
+out=$("$dest/usr/local/sbin/frontdoor-check" --config "$work/config.json" --routes ipv4=yes,ipv6=yes --timeout 3 \
+    --nginx "$dest/etc/nginx" 2>&1)
 check "frontdoor-check passes against the installed stack: $out" "printf '%s' \"\$out\" | grep -q 'all .* checks passed'"
+check "frontdoor-check finds the protect snippet's internal location" \
+    "printf '%s' \"\$out\" | grep -q '✓ nginx: snippets/frontdoor-protect.conf is installed and /_frontdoor/session is an internal location'"
 check "the installed (static) frontdoor-check finds the box's glibc the one it was built with" \
     "printf '%s' \"\$out\" | grep -q '✓ glibc: 2\.'"
 

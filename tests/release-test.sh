@@ -8,7 +8,7 @@ passed=0 failed=0
 ok() { passed=$((passed + 1)); }
 bad() { failed=$((failed + 1)); echo "release-test: FAIL: $*"; }
 
-for program in signin-google signin-apple signin-email verify-email sign-out delete-account frontdoor-check; do
+for program in signin-google signin-apple signin-email verify-email sign-out delete-account session account frontdoor-check; do
     path=$bin/$program
     [ -x "$path" ] || { bad "$program: not built"; continue; }
     if ldd "$path" 2>/dev/null | grep -qi swift; then bad "$program links a Swift library: $(ldd "$path" | grep -i swift)"; else ok; fi
@@ -19,6 +19,10 @@ for program in signin-google signin-apple signin-email verify-email sign-out del
     if [ "$program" = frontdoor-check ]; then
         expect="usage: frontdoor-check"
         cmd="'$path' --help"
+    elif [ "$program" = session ]; then
+        # Any method is checked; no bearer token is refused before the config is read.
+        expect="Status: 401"
+        cmd="REQUEST_METHOD=GET '$path'"
     else
         expect="Status: 405"
         cmd="REQUEST_METHOD=GET '$path'"

@@ -109,7 +109,18 @@ public enum DevProvider {
                -H 'Content-Type: application/json' \\
                -d "{\\"identityToken\\":\\"$TOKEN\\",\\"rawNonce\\":\\"$NONCE\\",\\"givenName\\":\\"Dev\\"}"
 
-        Sign out with the sessionToken it answers:
+        The app's own route behind frontdoor (nginx asks /auth/session's program, then passes the
+        account on as X-Frontdoor-Account); without a session it answers 401:
+
+          curl -s http://127.0.0.1:\(port)/app/whoami -H "Authorization: Bearer <sessionToken>"
+
+        Am I still signed in, and what is stored about me:
+
+          curl -s http://127.0.0.1:\(port)/auth/session -H "Authorization: Bearer <sessionToken>"
+          curl -s -X POST http://127.0.0.1:\(port)/auth/account -H "Authorization: Bearer <sessionToken>" \\
+               -H 'Content-Type: application/json' -d '{"action":"get"}'
+
+        Sign out with the sessionToken it answers (body {"scope":"others"} or {"scope":"all"} for more):
 
           curl -s -X POST http://127.0.0.1:\(port)/auth/sign-out -H "Authorization: Bearer <sessionToken>"
 

@@ -59,6 +59,12 @@ public enum FuzzTargets {
     /// round trip that must give back the same value.
     public static func cgi(_ input: [UInt8]) {
         let (environment, optional, body) = splitRequest(input)
+        if isNoBody(input) {
+            // `session` reads no body: only the variables count.
+            let request = CGIRequest.withoutBody(environment: environment)
+            _ = request.bearerToken
+            return
+        }
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else { return }
         defer { close(fds[0]) }
@@ -89,8 +95,25 @@ public enum FuzzTargets {
             _ = try? json.optionalString(name, maxBytes: 16_384)
         }
         _ = try? FreshAppleAuthorization.parse(json)
+        // Every sign-in's deviceName, account's name, sign-out's scope.
+        _ = try? PersonText.deviceName(json)
+        _ = try? PersonText.optional(json, "name", maxBytes: 256)
+        _ = try? SignOut.scope(json)
         let again = try? JSONParser.parse(json.serialized)
         precondition(again == json, "JSON did not survive its own writer")
+    }
+
+    /// Whether the variables say `FUZZ_NO_BODY=1`: the request is read as the session check reads it.
+    static func isNoBody(_ input: [UInt8]) -> Bool {
+        let marker = Array("FUZZ_NO_BODY=1\n".utf8)
+        var start = 0
+        while start < input.count {
+            let end = input[start...].firstIndex(of: 0x0A) ?? input.count
+            if end == start { return false }
+            if Array(input[start..<min(end + 1, input.count)]) == marker { return true }
+            start = end + 1
+        }
+        return false
     }
 
     /// The CGI variables, whether `FUZZ_OPTIONAL` was set (the body may be absent), and the body.

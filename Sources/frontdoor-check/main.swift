@@ -7,8 +7,11 @@ import Shared
 
 let usage = """
     usage: frontdoor-check [--config PATH] [--hosts FILE] [--routes ipv4=yes|no,ipv6=yes|no] [--timeout SECONDS]
+                           [--nginx DIR]
            frontdoor-check --prune [--config PATH]
     The config is PATH, else $AUTH_CONFIG, else /etc/frontdoor/config.json.
+    --nginx is nginx's configuration folder (default /etc/nginx): with snippets/frontdoor-protect.conf
+    installed, some file there must define its internal session-check location.
     --hosts answers name lookups from FILE (lines: host A|AAAA address) instead of DNS;
     --routes says which routes this host has instead of asking the kernel.
     Exit status: 0 when every check passed, 1 when one failed, 2 for a usage error.
@@ -45,6 +48,7 @@ let configPath = arguments.take("--config") ?? getenv("AUTH_CONFIG").map { Strin
 let hostsFile = arguments.take("--hosts")
 let routesText = arguments.take("--routes")
 let timeout = arguments.take("--timeout").flatMap(Double.init) ?? 5
+let nginxDirectory = arguments.take("--nginx") ?? "/etc/nginx"
 let prune = arguments.flag("--prune")
 guard arguments.rest.isEmpty else {
     print(usage)
@@ -95,7 +99,8 @@ if let routesText {
 } else {
     routes = Routes.probe()
 }
-var check = SelfCheck(configPath: configPath, resolver: resolver, routes: routes, timeoutSeconds: timeout)
+var check = SelfCheck(
+    configPath: configPath, resolver: resolver, routes: routes, timeoutSeconds: timeout, nginxDirectory: nginxDirectory)
 let findings = check.run { print($0.line) }
 let failed = findings.filter { !$0.ok }.count
 print(failed == 0 ? "frontdoor-check: all \(findings.count) checks passed" : "frontdoor-check: \(failed) of \(findings.count) checks failed")

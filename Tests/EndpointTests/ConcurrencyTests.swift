@@ -27,4 +27,56 @@ import Testing
         #expect(accounts.first?.int(0) == 1)
         #expect(try h.count("sessions") == 21)
     }
+
+    /// Starts `count` session checks of `bearer` at once and collects their answers.
+    static func checksAtOnce(
+        _ h: Harness, _ bearer: String, count: Int, extra: [String: String] = [:], while other: () throws -> Void = {}
+    ) throws -> [CGIAnswer] {
+        Harness.registerSecrets(of: [], authorization: bearer)
+        var started: [(pid: Int32, stdoutPath: String, stderrPath: String)] = []
+        for _ in 0..<count {
+            let env = h.environment(method: "GET", contentType: nil, contentLength: nil, authorization: bearer, extra: extra)
+            started.append(try ChildProcess.start(Harness.binDir + "/session", environment: env, workDir: h.dir))
+        }
+        try other()
+        return started.compactMap {
+            CGIAnswer.parse(ChildProcess.finish(pid: $0.pid, stdoutPath: $0.stdoutPath, stderrPath: $0.stderrPath))
+        }
+    }
+
+    /// Twenty processes find one session due at once: all answer it, exactly one writes the renewal,
+    /// and none meets a locked store.
+    @Test func twentyChecksOfADueSessionRenewItOnce() throws {
+        let h = try Harness(config: [("sessionLifetimeSeconds", 1000), ("sessions", .object([("renewAfterSeconds", 60)]))])
+        let me = try h.signedIn("g-crowd-check")
+        try h.age(me.sessionId, by: 120)
+        let notes = h.dir + "/renewals"
+        let answers = try Self.checksAtOnce(h, me.bearer, count: 20, extra: ["FRONTDOOR_TEST_NOTES": notes])
+        #expect(answers.count == 20)
+        #expect(answers.allSatisfy { $0.status == 200 }, "\(answers.map { "\($0.status) \($0.stderr)" })")
+        #expect(answers.allSatisfy { !$0.stderr.contains("locked") && !$0.stderr.contains("busy") })
+        let written = String(decoding: FileIO.readFile(notes) ?? [], as: UTF8.self)
+        #expect(written == "renewed\n", "renewals: \(written.split(separator: "\n").count)")
+        let stored = try #require(try h.stored(me.sessionId))
+        #expect(stored.lastUsedAt >= Clock.now() - 60)
+        #expect(Set(answers.compactMap { $0.body["sessionExpiresAt"]?.stringValue }) == [Clock.rfc3339(stored.expiresAt)])
+    }
+
+    /// Every check renews (renewAfterSeconds 0), so twenty write at once while a sign-out runs in
+    /// their midst: the sign-out always wins, and nothing brings the session back.
+    @Test func aSignOutAmongRenewingChecksWins() throws {
+        let h = try Harness(config: [("sessionLifetimeSeconds", 1000), ("sessions", .object([("renewAfterSeconds", 0)]))])
+        for round in 0..<3 {
+            let me = try h.signedIn("g-crowd-out-\(round)")
+            let answers = try Self.checksAtOnce(h, me.bearer, count: 20) {
+                let out = try h.run("sign-out", body: [], contentType: nil, authorization: me.bearer)
+                #expect(out.status == 200 && out.body["ended"] == 1, "\(out.rawBody)")
+            }
+            #expect(answers.count == 20)
+            #expect(answers.allSatisfy { $0.status == 200 || $0.status == 401 }, "\(answers.map { $0.rawBody })")
+            #expect(answers.allSatisfy { !$0.stderr.contains("locked") && !$0.stderr.contains("busy") })
+            #expect(try h.stored(me.sessionId) == nil)
+            #expect(try h.check(me.bearer).status == 401)
+        }
+    }
 }

@@ -12,9 +12,11 @@ import Testing
 /// 100; `make crash` runs 600) and `FRONTDOOR_SEED`.
 @Suite struct CrashSafetyTests {
     /// What gets killed. `deleteAccount` signs a Google person in unkilled, then kills
-    /// `delete-account` with their session.
+    /// `delete-account` with their session; `sessionRenewal` does the same with a session made due
+    /// for renewal, and kills the `session` check that renews it.
     enum Operation: CaseIterable {
         case googleNew, googleReturning, appleRelayNew, appleRelayReturning, emailRegister, emailLogin, deleteAccount
+        case sessionRenewal
     }
 
     @Test func killedSignInsLeaveAWholeStore() throws {
@@ -61,6 +63,11 @@ import Testing
         let db = try h.database()
         #expect(try StoreInvariants.violations(db) == [])
         #expect(try StoreInvariants.deletionViolations(db, people.deletions, auditKey: auditKey(h)) == [])
+        // A check killed mid-renewal leaves its session as it was or renewed, never ended.
+        for token in people.sessions {
+            let answer = try h.check("Bearer \(token)")
+            #expect(answer.status == 200, "a session whose check was killed: \(answer.rawBody)")
+        }
         // Everyone tried can still sign in, to one account each.
         // (A Google person whose sign-in was killed before its commit, and whose address a password
         // registration then took, meets a typed, never-proven email: rule 3 asks for proof.)
@@ -102,7 +109,8 @@ import Testing
     /// deletion a share each, so `make test`'s 100 kills stay a few seconds.
     static let weighted: [Operation] =
         [.googleNew, .googleNew, .googleReturning, .googleReturning, .appleRelayNew, .appleRelayNew,
-         .appleRelayReturning, .appleRelayReturning, .emailRegister, .emailLogin, .deleteAccount, .deleteAccount]
+         .appleRelayReturning, .appleRelayReturning, .emailRegister, .emailLogin, .deleteAccount, .deleteAccount,
+         .sessionRenewal, .sessionRenewal]
 
     struct People {
         var google: [String: String?] = [:]
@@ -111,6 +119,8 @@ import Testing
         var email: [String: String] = [:]
         /// Every account a deletion was started for, and whether it answered 200.
         var deletions: [(accountId: String, answered: Bool)] = []
+        /// Every session whose renewing check was started.
+        var sessions: [String] = []
         var next = 0
     }
 
@@ -173,6 +183,16 @@ import Testing
                 ("action", .string(op == .emailLogin ? "login" : "register")), ("email", .string(email)),
                 ("password", .string(password)),
             ]).serialized
+        case .sessionRenewal:
+            // Someone new each time, signed in unkilled, their session two days past its renewal
+            // interval (a day by default): the check that renews it is what gets killed.
+            people.next += 1
+            let signedIn = try h.signedIn("crash-s-\(people.next)", email: "crash-s-\(people.next)@gmail.com")
+            try h.age(signedIn.sessionId, by: 2 * 86_400)
+            program = "session"
+            body = ""
+            authorization = signedIn.bearer
+            people.sessions.append(signedIn.token)
         case .deleteAccount:
             // Someone new each time, signed in unkilled: the deletion is what gets killed.
             people.next += 1
@@ -209,5 +229,31 @@ extension Optional {
     func unwrapped(_ what: String) throws -> Wrapped {
         guard let self else { throw HarnessError("\(what): no value") }
         return self
+    }
+}
+
+extension CrashSafetyTests {
+    /// The risky moment exactly: a check held between reading a due session and writing its
+    /// renewal, killed there. The session is as it was, and the next check renews it.
+    @Test func aCheckKilledAtItsRenewalLeavesTheSessionWorking() throws {
+        let h = try Harness(config: [("sessionLifetimeSeconds", 1000), ("sessions", .object([("renewAfterSeconds", 60)]))])
+        let me = try h.signedIn("g-killed-check")
+        try h.age(me.sessionId, by: 120)
+        let aged = try #require(try h.stored(me.sessionId))
+        let pause = h.dir + "/renewal-pause"
+        var env = h.environment(method: "GET", contentType: nil, contentLength: nil, authorization: me.bearer, extra: [:])
+        env["FRONTDOOR_TEST_PAUSE_AT"] = "renewal"
+        env["FRONTDOOR_TEST_PAUSE_FILE"] = pause
+        Harness.registerSecrets(of: [], authorization: me.bearer)
+        let held = try ChildProcess.start(Harness.binDir + "/session", environment: env, workDir: h.dir)
+        try SessionCheckTests.waitForFile(pause + ".waiting")
+        kill(held.pid, SIGKILL)
+        let result = ChildProcess.finish(pid: held.pid, stdoutPath: held.stdoutPath, stderrPath: held.stderrPath)
+        #expect(result.exitStatus == 128 + SIGKILL)
+        #expect(try h.stored(me.sessionId) == aged)
+        #expect(try StoreInvariants.violations(h.database()) == [])
+        let answer = try h.check(me.bearer)
+        #expect(answer.status == 200)
+        #expect(try h.stored(me.sessionId).map { $0.lastUsedAt > aged.lastUsedAt } == true)
     }
 }

@@ -4,7 +4,7 @@ import Glibc
 import DevSupport
 import Shared
 
-/// A CGI request started and held at a `TestHook.pause` point (debug builds), so a test can run
+/// A CGI request started and held at a `TestHooks.pause` point (debug builds), so a test can run
 /// another request through the race window and then let this one finish: races tested by
 /// construction, not by luck.
 final class HeldRequest {
@@ -23,7 +23,7 @@ final class HeldRequest {
         Harness.registerSecrets(of: body, authorization: authorization)
         let env = h.environment(
             method: "POST", contentType: "application/json", contentLength: body.count, authorization: authorization,
-            extra: ["FRONTDOOR_TEST_PAUSE": "\(point):\(folder)"])
+            extra: ["FRONTDOOR_TEST_PAUSE_AT": point, "FRONTDOOR_TEST_PAUSE_FILE": "\(folder)/\(point)"])
         let started = try ChildProcess.start(
             Harness.binDir + "/" + endpoint, environment: env, stdin: body, workDir: h.dir)
         (pid, stdoutPath, stderrPath) = (started.pid, started.stdoutPath, started.stderrPath)
@@ -32,7 +32,7 @@ final class HeldRequest {
     /// Waits until the process stands at its point. Throws if it ended without getting there.
     func waitUntilHeld() throws {
         let deadline = Clock.monotonicMillis() + 60_000
-        while access("\(folder)/\(point).reached", F_OK) != 0 {
+        while access("\(folder)/\(point).waiting", F_OK) != 0 {
             var status: Int32 = 0
             if waitpid(pid, &status, WNOHANG) == pid {
                 let out = FileIO.readFile(stdoutPath, limit: 1 << 20) ?? []

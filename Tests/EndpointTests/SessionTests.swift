@@ -10,7 +10,7 @@ import Testing
         let token = try #require(first.body["sessionToken"]?.stringValue)
         let out = try h.run("sign-out", body: [], contentType: nil, authorization: "Bearer \(token)")
         #expect(out.status == 200)
-        #expect(out.body == .object([("signedOut", true)]))
+        #expect(out.body == .object([("signedOut", true), ("ended", 1)]))
         #expect(try h.count("sessions") == 1)
         let again = try h.run("sign-out", body: [], contentType: nil, authorization: "Bearer \(token)")
         #expect(again.status == 401)

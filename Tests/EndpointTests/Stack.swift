@@ -61,6 +61,11 @@ final class Stack {
             HTTPRequest(method: method, url: baseURL + path, headers: [("Content-Type", "application/json")], body: body))
     }
 
+    /// One line a request, session checks (subrequests) included: `… $uri cache=HIT|MISS|-`.
+    func accessLog() -> String {
+        String(decoding: FileIO.readFile(varDir + "/nginx-access.log", limit: 64 << 20) ?? [], as: UTF8.self)
+    }
+
     func errorLog() -> String {
         String(decoding: FileIO.readFile(varDir + "/nginx-error.log", limit: 64 << 20) ?? [], as: UTF8.self)
     }

@@ -30,6 +30,13 @@ enum StoreInvariants {
             WHERE NOT EXISTS (SELECT 1 FROM identities i WHERE i.account_id = a.id) AND a.password_hash IS NULL
             """).first?.int(0)
         if halfMade != 0 { found.append("accounts: \(halfMade ?? -1) with neither an identity nor a password") }
+        // A session is used (renewed) no earlier than its sign-in, expires after it, and has its
+        // public id (the unique index keeps ids apart).
+        let oddSessions = try db.query("""
+            SELECT count(*) FROM sessions
+            WHERE last_used_at < created_at OR expires_at <= created_at OR length(session_id) != 32
+            """).first?.int(0)
+        if oddSessions != 0 { found.append("sessions: \(oddSessions ?? -1) with impossible times or no id") }
         return found
     }
 

@@ -59,6 +59,22 @@ import Testing
         expectKey("firebase.apiKeyFile", #"{"databasePath": "x", "firebase": {"projectId": "p", "apiKeyFile": "/nonexistent/key"}}"#)
         expectKey("mail.smtpUrl", #"{"databasePath": "x", "mail": {"smtpUrl": "https://x", "from": "a@b"}}"#)
         expectKey("processLifetimeSeconds", #"{"databasePath": "x", "processLifetimeSeconds": 6, "http": {"totalTimeoutSeconds": 5}}"#)
+        expectKey("sessionLifetimeSeconds", #"{"databasePath": "x", "sessionLifetimeSeconds": 0}"#)
+        expectKey("sessions.renewAfterSeconds", #"{"databasePath": "x", "sessions": {"renewAfterSeconds": -1}}"#)
+        expectKey("sessions.renewAfterSeconds", #"{"databasePath": "x", "sessionLifetimeSeconds": 60, "sessions": {"renewAfterSeconds": 60}}"#)
+        expectKey("sessions.maxLifetimeSeconds", #"{"databasePath": "x", "sessions": {"maxLifetimeSeconds": 0}}"#)
+        expectKey("sessions.maxLifetime", #"{"databasePath": "x", "sessions": {"maxLifetime": 5}}"#)
+    }
+
+    @Test func sessionKeys() throws {
+        let defaults = try parse(#"{"databasePath": "x"}"#).sessions
+        #expect(defaults == SessionPolicy(lifetimeSeconds: 30 * 86_400, renewAfterSeconds: 86_400, maxLifetimeSeconds: nil))
+        // Any whole number of seconds from 1; a lifetime under two days renews at half of it by default.
+        let short = try parse(#"{"databasePath": "x", "sessionLifetimeSeconds": 3}"#)
+        #expect(short.sessionLifetimeSeconds == 3 && short.sessions.lifetimeSeconds == 3 && short.sessions.renewAfterSeconds == 1)
+        #expect(try parse(#"{"databasePath": "x", "sessionLifetimeSeconds": 1}"#).sessions.renewAfterSeconds == 0)
+        let set = try parse(#"{"databasePath": "x", "sessions": {"renewAfterSeconds": 0, "maxLifetimeSeconds": 604800}}"#)
+        #expect(set.sessions == SessionPolicy(lifetimeSeconds: 30 * 86_400, renewAfterSeconds: 0, maxLifetimeSeconds: 604_800))
     }
 
     @Test func loopbackURLsAreAllowedForDevelopment() throws {
@@ -68,6 +84,24 @@ import Testing
 }
 
 @Suite struct CGIRequestTests {
+    /// The byte-level reading of ASCII headers says what the Character-level one says.
+    @Test func bearerTokenOnBytesMatchesTheUnicodeRules() {
+        func reference(_ text: String) -> String? {
+            let parts = text.split(separator: " ", omittingEmptySubsequences: true)
+            guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty else { return nil }
+            return String(parts[1])
+        }
+        let inputs = [
+            "Bearer abc", "  bearer   abc  ", "BEARER x", "BeArEr x-y_z.~+/=", "Bearer\tabc", "Bearer a b", "Bearerx abc",
+            "Bear abc", "", " ", "   ", "Bearer", "Bearer  ", " Bearer", "Basic dXNlcg==", "bearer bearer", "x Bearer abc",
+            "Bearer \u{7F}", "Bearer é", "Bearer abc\u{301}", "Bearer\u{00A0}abc", "Bearer  a\u{200B}",
+        ]
+        for text in inputs {
+            let request = CGIRequest(method: "GET", contentType: nil, contentLength: 0, authorization: text, remoteAddress: nil, body: [])
+            #expect(request.bearerToken == reference(text), "\(Array(text.utf8))")
+        }
+    }
+
     @Test func bearerTokenAndContentType() {
         func request(authorization: String?, contentType: String?) -> CGIRequest {
             CGIRequest(method: "POST", contentType: contentType, contentLength: 0, authorization: authorization, remoteAddress: nil, body: [])

@@ -102,6 +102,10 @@ enum FuzzSeeds {
              #"{"appleAuthorizationCode":"c0de.0.abc","appleIdentityToken":"a.b.c","appleRawNonce":"n"}"#, session),
             ("delete-empty-strings",
              #"{"appleAuthorizationCode":"","appleIdentityToken":"","appleRawNonce":""}"#, session),
+            ("google-device", #"{"idToken":"a.b.c","deviceName":"Ada\u2019s iPhone \u202e"}"#, []),
+            ("account-update", #"{"action":"update","name":" Grace\tHopper "}"#, session),
+            ("sign-out-scope", #"{"scope":"others"}"#, session),
+            ("sign-out-session-id", #"{"sessionId":"0123456789abcdef0123456789abcdef","scope":null}"#, session),
         ]
         let more = bodies.map { name, body, extra in
             (name, request(post + extra + ["CONTENT_LENGTH=\(body.utf8.count)"], body))
@@ -118,6 +122,8 @@ enum FuzzSeeds {
             ("short", request(post + ["CONTENT_LENGTH=99"], "{}")),
             ("oversized", request(post + ["CONTENT_LENGTH=99999"], "{}")),
             ("get", request(["REQUEST_METHOD=GET"], "")),
+            // The session check as an auth_request subrequest reaches it: a length announced, no body.
+            ("session-subrequest", request(["REQUEST_METHOD=PATCH", "CONTENT_LENGTH=500", "FUZZ_NO_BODY=1"] + session, "")),
             ("nested", request(post + ["CONTENT_LENGTH=40"], #"{"a":[1,-2.5e3,true,null,{"b":"\u00e9"}]}"#)),
         ]
     }

@@ -98,8 +98,11 @@ import Testing
                     [.text("sub-\(id)"), .text(id)])
                 for n in 0..<2 {
                     try db.run(
-                        "INSERT INTO sessions (token_hash, account_id, created_at, expires_at) VALUES (?, ?, 1, 2)",
-                        [.blob(Array("\(id)-\(n)".utf8)), .text(id)])
+                        """
+                        INSERT INTO sessions (token_hash, session_id, account_id, created_at, last_used_at, expires_at)
+                        VALUES (?, ?, ?, 1, 1, 2)
+                        """,
+                        [.blob(Array("\(id)-\(n)".utf8)), .text("\(id)-\(n)"), .text(id)])
                 }
                 try db.run(
                     """

@@ -5,12 +5,14 @@ public enum GoogleSignIn {
             throw .internal("config: google: not configured, yet signin-google was called")
         }
         let idToken = try context.body.requiredString("idToken")
+        let deviceName = try PersonText.deviceName(context.body)
         let policy = ClaimsPolicy(issuers: Config.Google.issuers, audiences: google.clientIds)
         let token = try IssuerTokens.verify(idToken, keysUrl: google.certsUrl, policy: policy, context: context)
         let identity = ProviderIdentity(
             provider: .google, subject: token.subject, email: token.email, emailVerified: token.emailVerified,
             authoritativeForEmail: isAuthoritative(email: token.email, hostedDomain: token.claims["hd"]))
-        let body = try ProviderSignIn.signIn(identity, db: try context.database(), config: context.config, now: context.now)
+        let body = try ProviderSignIn.signIn(
+            identity, db: try context.database(), config: context.config, now: context.now, deviceName: deviceName)
         return body.response
     }
 

@@ -9,11 +9,11 @@ public enum ProviderSignIn {
     /// `alongside` runs in the same transaction once the decision is made (a session, or a
     /// `proof_required` ticket), so what the caller counts commits with it or not at all.
     public static func signIn(
-        _ identity: ProviderIdentity, db: Database, config: Config, now: UnixTime,
+        _ identity: ProviderIdentity, db: Database, config: Config, now: UnixTime, deviceName: String? = nil,
         alongside: () throws(FrontdoorError) -> Void = {}
     ) throws(FrontdoorError) -> SessionBody {
         let decision = try db.transaction { () throws(FrontdoorError) -> Decision in
-            let decision = try decide(identity, db: db, config: config, now: now)
+            let decision = try decide(identity, db: db, config: config, now: now, deviceName: deviceName)
             try alongside()
             return decision
         }
@@ -32,18 +32,19 @@ public enum ProviderSignIn {
     }
 
     private static func decide(
-        _ identity: ProviderIdentity, db: Database, config: Config, now: UnixTime
+        _ identity: ProviderIdentity, db: Database, config: Config, now: UnixTime, deviceName: String?
     ) throws(FrontdoorError) -> Decision {
         let known = try db.query(
             "SELECT account_id FROM identities WHERE provider = ? AND subject = ?",
             [.text(identity.provider.rawValue), .text(identity.subject)])
         if let accountId = known.first?.text(0) {
-            return .session(try startSession(db: db, accountId: accountId, created: false, config: config, now: now))
+            return .session(try startSession(
+                db: db, accountId: accountId, created: false, config: config, now: now, deviceName: deviceName))
         }
         // An address that cannot be keyed safely (not an address by our rules, or one whose
         // characters fold into another's) is not used at all: the identity signs in without it.
         guard let email = identity.usableEmail else {
-            return .session(try create(identity, email: nil, db: db, config: config, now: now))
+            return .session(try create(identity, email: nil, db: db, config: config, now: now, deviceName: deviceName))
         }
         guard identity.emailVerified else {
             throw FrontdoorError(
@@ -53,7 +54,7 @@ public enum ProviderSignIn {
             "SELECT id, email, email_verified, password_hash IS NOT NULL FROM accounts WHERE email_key = ?",
             [.text(EmailAddress.matchKey(email))])
         guard let account = existing.first, let accountId = account.text(0) else {
-            return .session(try create(identity, email: email, db: db, config: config, now: now))
+            return .session(try create(identity, email: email, db: db, config: config, now: now, deviceName: deviceName))
         }
         // One identity per provider. Another subject of the same provider is another person there
         // (rule 2), whose address was recycled or re-created: the address alone joins nothing.
@@ -70,7 +71,8 @@ public enum ProviderSignIn {
         let accountVerified = account.int(2) == 1
         if accountVerified && identity.authoritativeForEmail && sameProvider.isEmpty {
             try link(identity, to: accountId, proven: true, db: db, now: now)
-            return .session(try startSession(db: db, accountId: accountId, created: false, config: config, now: now))
+            return .session(try startSession(
+                db: db, accountId: accountId, created: false, config: config, now: now, deviceName: deviceName))
         }
         // A typed, never-proven email: its password or a code to the inbox. An address the
         // provider does not speak for: only a code to the inbox proves it.
@@ -87,7 +89,7 @@ public enum ProviderSignIn {
     /// (Apple; Google at gmail.com or with `hd`): a stale Google address must not let a later
     /// sign-in join without proof.
     private static func create(
-        _ identity: ProviderIdentity, email: String?, db: Database, config: Config, now: UnixTime
+        _ identity: ProviderIdentity, email: String?, db: Database, config: Config, now: UnixTime, deviceName: String?
     ) throws(FrontdoorError) -> SessionBody {
         let accountId = try newAccountId()
         let verified = email != nil && identity.authoritativeForEmail
@@ -99,7 +101,7 @@ public enum ProviderSignIn {
                 identity.name.map(SQLValue.text) ?? .null, .integer(now),
             ])
         try link(identity, to: accountId, proven: email == nil || verified, db: db, now: now)
-        return try startSession(db: db, accountId: accountId, created: true, config: config, now: now)
+        return try startSession(db: db, accountId: accountId, created: true, config: config, now: now, deviceName: deviceName)
     }
 
     /// `proven`: the provider spoke for the account's address (or there is none), or the inbox
@@ -116,10 +118,10 @@ public enum ProviderSignIn {
     }
 
     static func startSession(
-        db: Database, accountId: String, created: Bool, config: Config, now: UnixTime
+        db: Database, accountId: String, created: Bool, config: Config, now: UnixTime, deviceName: String? = nil
     ) throws(FrontdoorError) -> SessionBody {
         let session = try Sessions.create(
-            in: db, accountId: accountId, now: now, lifetime: config.sessionLifetimeSeconds)
+            in: db, accountId: accountId, now: now, policy: config.sessions, deviceName: deviceName)
         return try SessionBody.load(in: db, accountId: accountId, session: session, created: created)
     }
 

@@ -10,6 +10,7 @@ public struct SessionBody: Sendable {
         .object([
             ("accountId", .string(accountId)),
             ("sessionToken", .string(session.token)),
+            ("sessionId", .string(session.sessionId)),
             ("sessionExpiresAt", .string(Clock.rfc3339(session.expiresAt))),
             ("created", .bool(created)),
             ("email", email.map(JSONValue.string) ?? .null),

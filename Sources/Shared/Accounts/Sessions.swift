@@ -1,21 +1,28 @@
 /// Session tokens: 256 bits from the kernel, handed out once; the store keeps only their SHA-256.
+/// Each session also has a public id (for the device list and signing one device out), which is
+/// random too and says nothing about the token.
 public enum Sessions {
     public struct Issued: Sendable {
         public let token: String
+        public let sessionId: String
         public let expiresAt: UnixTime
     }
 
     /// Creates a session for `accountId`; call inside the transaction that made or found the account.
     public static func create(
-        in db: Database, accountId: String, now: UnixTime, lifetime: Int64
+        in db: Database, accountId: String, now: UnixTime, policy: SessionPolicy, deviceName: String? = nil
     ) throws(FrontdoorError) -> Issued {
-        let raw = try SecureRandom.bytes(32)
-        let token = Base64URL.encode(raw)
-        let expiresAt = now + lifetime
+        let token = Base64URL.encode(try SecureRandom.bytes(32))
+        let sessionId = try newSessionId()
+        let expiresAt = policy.firstExpiry(createdAt: now)
         try db.run(
-            "INSERT INTO sessions (token_hash, account_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
-            [.blob(SHA256.hash(Array(token.utf8))), .text(accountId), .integer(now), .integer(expiresAt)])
-        return Issued(token: token, expiresAt: expiresAt)
+            """
+            INSERT INTO sessions (token_hash, session_id, account_id, device_name, created_at, last_used_at, expires_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """,
+            [.blob(hash(token)), .text(sessionId), .text(accountId), deviceName.map(SQLValue.text) ?? .null,
+             .integer(now), .integer(now), .integer(expiresAt)])
+        return Issued(token: token, sessionId: sessionId, expiresAt: expiresAt)
     }
 
     /// The account a live session belongs to, or `unauthorized`.
@@ -25,22 +32,30 @@ public enum Sessions {
         guard let token, Self.isWellFormed(token) else { throw unauthorized }
         let rows = try db.query(
             "SELECT account_id FROM sessions WHERE token_hash = ? AND expires_at > ?",
-            [.blob(SHA256.hash(Array(token.utf8))), .integer(now)])
+            [.blob(hash(token)), .integer(now)])
         guard let accountId = rows.first?.text(0) else { throw unauthorized }
         return accountId
     }
 
-    /// Ends the session `token` names; `unauthorized` when there is no live one.
-    public static func end(in db: Database, token: String?, now: UnixTime) throws(FrontdoorError) {
-        guard let token, Self.isWellFormed(token) else { throw unauthorized }
-        let removed = try db.run(
-            "DELETE FROM sessions WHERE token_hash = ? AND expires_at > ?",
-            [.blob(SHA256.hash(Array(token.utf8))), .integer(now)])
-        guard removed == 1 else { throw unauthorized }
+    /// The stored form of a token: its SHA-256. The caller has checked the token is well formed.
+    static func hash(_ token: String) -> [UInt8] {
+        SHA256.hash(Array(token.utf8))
     }
 
     static func isWellFormed(_ token: String) -> Bool {
         token.utf8.count == 43 && Base64URL.decode(token)?.count == 32
+    }
+
+    /// 16 random bytes as 32 lowercase hex digits, the form the migration gives older sessions.
+    static func newSessionId() throws(FrontdoorError) -> String {
+        let digits: [UInt8] = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(32)
+        for byte in try SecureRandom.bytes(16) {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     static var unauthorized: FrontdoorError {

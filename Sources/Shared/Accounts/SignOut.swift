@@ -1,7 +1,61 @@
-/// `sign-out`: ends the session it is called with.
+/// `sign-out`: ends the session it is called with, the account's other sessions, all of them, or
+/// one of the account's sessions by its public id. Every answer says how many live sessions ended.
 public enum SignOut {
+    public enum Scope: Equatable, Sendable {
+        case current, others, all
+        case session(id: String)
+    }
+
     public static func handle(_ context: RequestContext) throws(FrontdoorError) -> CGIResponse {
-        try Sessions.end(in: try context.database(), token: context.request.bearerToken, now: context.now)
-        return CGIResponse(status: 200, body: .object([("signedOut", .bool(true))]))
+        let scope = try scope(context.body)
+        let token = context.request.bearerToken
+        let db = try context.database()
+        let now = context.now
+        let ended = try db.transaction { () throws(FrontdoorError) -> Int in
+            guard let token, Sessions.isWellFormed(token) else { throw Sessions.unauthorized }
+            return try end(scope, tokenHash: Sessions.hash(token), db: db, now: now)
+        }
+        return CGIResponse(status: 200, body: .object([("signedOut", true), ("ended", .number(Double(ended)))]))
+    }
+
+    /// Ends what `scope` names, within the caller's transaction; the live sessions it ended.
+    static func end(_ scope: Scope, tokenHash: [UInt8], db: Database, now: UnixTime) throws(FrontdoorError) -> Int {
+        let mine = try db.query(
+            "SELECT account_id FROM sessions WHERE token_hash = ? AND expires_at > ?", [.blob(tokenHash), .integer(now)])
+        guard let accountId = mine.first?.text(0) else { throw Sessions.unauthorized }
+        switch scope {
+        case .current:
+            return try db.run("DELETE FROM sessions WHERE token_hash = ?", [.blob(tokenHash)])
+        case .others:
+            return try db.run(
+                "DELETE FROM sessions WHERE account_id = ? AND token_hash != ? AND expires_at > ?",
+                [.text(accountId), .blob(tokenHash), .integer(now)])
+        case .all:
+            return try db.run(
+                "DELETE FROM sessions WHERE account_id = ? AND expires_at > ?", [.text(accountId), .integer(now)])
+        case .session(let id):
+            // Another account's session and an unknown id answer alike: ids are not for probing.
+            let removed = try db.run(
+                "DELETE FROM sessions WHERE account_id = ? AND session_id = ? AND expires_at > ?",
+                [.text(accountId), .text(id), .integer(now)])
+            guard removed == 1 else { throw FrontdoorError(.notFound, "There is no such session of yours.") }
+            return removed
+        }
+    }
+
+    /// The body: nothing or `{}` is the current session; `scope` or `sessionId`, never both.
+    public static func scope(_ body: JSONValue) throws(FrontdoorError) -> Scope {
+        let named = try body.optionalString("scope", maxBytes: 64)
+        let id = try body.optionalString("sessionId", maxBytes: 128)
+        switch (named, id) {
+        case (nil, nil), (.some("current"), nil): return .current
+        case (.some("others"), nil): return .others
+        case (.some("all"), nil): return .all
+        case (nil, .some(let id)):
+            guard !id.isEmpty else { throw .invalidRequest("sessionId must not be empty.") }
+            return .session(id: id)
+        case (.some, .some): throw .invalidRequest("Send either scope or sessionId, not both.")
+        case (.some, nil): throw .invalidRequest("scope must be \"current\", \"others\" or \"all\".")
+        }
     }
 }

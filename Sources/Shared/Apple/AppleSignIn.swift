@@ -13,6 +13,7 @@ public enum AppleSignIn {
         let identityToken = try context.body.requiredString("identityToken", maxBytes: CompactJWS.maxTokenBytes)
         let rawNonce = try context.body.requiredString("rawNonce", maxBytes: 512)
         let name = try displayName(context.body)
+        let deviceName = try PersonText.deviceName(context.body)
         let token = try AppleToken.precheck(
             identityToken, rawNonce: rawNonce, bundleIds: apple.bundleIds, now: context.now)
 
@@ -41,7 +42,9 @@ public enum AppleSignIn {
                 identity = try directIdentity(
                     token, name: name, policy: policy, keysUrl: apple.keysUrl, context: context)
             }
-            return try ProviderSignIn.signIn(identity, db: db, config: context.config, now: context.now) {
+            return try ProviderSignIn.signIn(
+                identity, db: db, config: context.config, now: context.now, deviceName: deviceName
+            ) {
                 () throws(FrontdoorError) in try RateLimits.refund(limits, db: db, now: context.now)
             }.response
         } catch {
@@ -115,8 +118,8 @@ public enum AppleSignIn {
     /// Refused like signin-email's `name` when either part holds a control, bidi or other
     /// format character (Apple passes on whatever the person typed at Apple).
     static func displayName(_ body: JSONValue) throws(FrontdoorError) -> String? {
-        let given = try DisplayText.optional(body, "givenName", maxBytes: 256) ?? ""
-        let family = try DisplayText.optional(body, "familyName", maxBytes: 256) ?? ""
+        let given = try PersonText.optional(body, "givenName", maxBytes: 256) ?? ""
+        let family = try PersonText.optional(body, "familyName", maxBytes: 256) ?? ""
         let name = [given, family].filter { !$0.isEmpty }.joined(separator: " ")
         return name.isEmpty ? nil : name
     }

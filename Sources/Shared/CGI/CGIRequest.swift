@@ -56,6 +56,15 @@ public struct CGIRequest: Sendable {
         )
     }
 
+    /// The request without its body, which is never read: for the session check, whose nginx
+    /// locations send none (`fastcgi_pass_request_body off`). An `auth_request` subrequest may
+    /// still announce the original request's `CONTENT_LENGTH`; it is not believed.
+    public static func withoutBody(environment: CGIEnvironment) -> CGIRequest {
+        CGIRequest(
+            method: environment.requestMethod ?? "", contentType: environment.contentType, contentLength: 0,
+            authorization: environment.authorization, remoteAddress: environment.remoteAddress, body: [])
+    }
+
     private static func readExactly(_ fd: Int32, count: Int) throws(FrontdoorError) -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: count)
         var filled = 0
@@ -83,9 +92,47 @@ public struct CGIRequest: Sendable {
     /// The bearer token of `Authorization: Bearer <token>`, or nil.
     public var bearerToken: String? {
         guard let authorization else { return nil }
+        // ASCII, what clients send, is judged on its bytes: `split` and `lowercased` cost the
+        // session check (every request to the app) ~35 K instructions of Unicode machinery.
+        if let verdict = authorization.utf8.withContiguousStorageIfAvailable(Self.asciiBearer), let verdict {
+            guard case .token(let token) = verdict else { return nil }
+            return token
+        }
         let parts = authorization.split(separator: " ", omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty else { return nil }
         return String(parts[1])
+    }
+
+    private enum BearerReading { case token(String), none }
+
+    /// The same reading for ASCII bytes (nil for any other byte): words split on spaces, empty
+    /// ones dropped; exactly two, the first `bearer` in any case. (Plain integers, no array: the
+    /// first array of a new element type costs ~100 K instructions of run-time type set-up.)
+    private static func asciiBearer(_ bytes: UnsafeBufferPointer<UInt8>) -> BearerReading? {
+        guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+        func skip(_ i: inout Int, spaces: Bool) {
+            while i < bytes.count && (bytes[i] == 0x20) == spaces { i += 1 }
+        }
+        var i = 0
+        skip(&i, spaces: true)
+        let schemeStart = i
+        skip(&i, spaces: false)
+        let schemeEnd = i
+        skip(&i, spaces: true)
+        let tokenStart = i
+        skip(&i, spaces: false)
+        let tokenEnd = i
+        skip(&i, spaces: true)
+        guard i == bytes.count, tokenEnd > tokenStart, schemeEnd - schemeStart == 6 else { return BearerReading.none }
+        let scheme: StaticString = "bearer"
+        let isBearer = scheme.withUTF8Buffer { wanted in
+            (0..<6).allSatisfy { k in
+                let byte = bytes[schemeStart + k]
+                return (byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte) == wanted[k]
+            }
+        }
+        guard isBearer else { return BearerReading.none }
+        return .token(String(decoding: UnsafeBufferPointer(rebasing: bytes[tokenStart..<tokenEnd]), as: UTF8.self))
     }
 
     /// Whether the content type is JSON (`application/json`, parameters such as charset allowed).

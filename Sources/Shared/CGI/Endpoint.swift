@@ -7,8 +7,13 @@ public enum Endpoint {
     /// Runs `handler` for a POST with a JSON object body (or, with `bodyOptional`, no body at all)
     /// and never returns. Every path prints exactly one CGI answer and one log line on stderr.
     /// `durability` is what the endpoint's commits must survive (see `Database.Durability`).
+    /// `readsBody: false` takes any method and reads nothing from stdin (the session check: nginx
+    /// sends it no body). `precheck` may refuse the request before the config is read, as the
+    /// method check does. `housekeeping: false` leaves pruning expired rows to other requests.
     public static func main(
-        name: String, bodyOptional: Bool = false, durability: Database.Durability = .powerCutSafe,
+        name: String, bodyOptional: Bool = false, readsBody: Bool = true,
+        precheck: (CGIRequest) throws(FrontdoorError) -> Void = { _ in },
+        durability: Database.Durability = .powerCutSafe, housekeeping: Bool = true,
         handler: (RequestContext) throws(FrontdoorError) -> CGIResponse
     ) -> Never {
         let started = Clock.monotonicMillis()
@@ -16,7 +21,8 @@ public enum Endpoint {
         Lifetime.start(seconds: 30)
         let environment = CGIEnvironment.process()
         let outcome = answer(
-            name: name, environment: environment, bodyOptional: bodyOptional, durability: durability, handler: handler)
+            name: name, environment: environment, bodyOptional: bodyOptional, readsBody: readsBody,
+            precheck: precheck, durability: durability, handler: handler)
         outcome.response.write()
         let code = outcome.response.status >= 400 ? (outcome.response.body["error"]?.stringValue ?? "-") : "-"
         FileIO.log(
@@ -30,7 +36,7 @@ public enum Endpoint {
         {
             context.runAfterAnswer { db.tidyWAL() }
         }
-        if let context = outcome.context, context.usedDatabase, Housekeeping.isDue() {
+        if housekeeping, let context = outcome.context, context.usedDatabase, Housekeeping.isDue() {
             context.runAfterAnswer {
                 if let db = try? context.database() { _ = try? Housekeeping.prune(db, now: context.now) }
             }
@@ -59,20 +65,28 @@ public enum Endpoint {
     }
 
     static func answer(
-        name: String, environment: CGIEnvironment, bodyOptional: Bool, durability: Database.Durability = .powerCutSafe,
+        name: String, environment: CGIEnvironment, bodyOptional: Bool, readsBody: Bool = true,
+        precheck: (CGIRequest) throws(FrontdoorError) -> Void = { _ in },
+        durability: Database.Durability = .powerCutSafe,
         handler: (RequestContext) throws(FrontdoorError) -> CGIResponse
     ) -> Outcome {
         let request: CGIRequest
-        do {
-            request = try CGIRequest.read(environment: environment)
-        } catch {
-            return Outcome(response: CGIResponse(error: error), detail: error.detail)
-        }
         // Method, content type and body shape are judged before the config is read: the cheapest
         // refusals stay cheapest.
         let body: JSONValue
+        if readsBody {
+            do {
+                request = try CGIRequest.read(environment: environment)
+                body = try parseBody(request, optional: bodyOptional)
+            } catch {
+                return Outcome(response: CGIResponse(error: error), detail: error.detail)
+            }
+        } else {
+            request = CGIRequest.withoutBody(environment: environment)
+            body = .object([])
+        }
         do {
-            body = try parseBody(request, optional: bodyOptional)
+            try precheck(request)
         } catch {
             return Outcome(response: CGIResponse(error: error), detail: error.detail)
         }

@@ -16,13 +16,19 @@ public struct SelfCheck {
     let resolver: NameResolver
     let routes: Routes
     let timeoutSeconds: Double
+    /// Where nginx's configuration is (`--nginx`): checked when frontdoor-protect.conf is installed.
+    let nginxDirectory: String
     private(set) var findings: [Finding] = []
 
-    public init(configPath: String, resolver: NameResolver, routes: Routes, timeoutSeconds: Double = 5) {
+    public init(
+        configPath: String, resolver: NameResolver, routes: Routes, timeoutSeconds: Double = 5,
+        nginxDirectory: String = "/etc/nginx"
+    ) {
         self.configPath = configPath
         self.resolver = resolver
         self.routes = routes
         self.timeoutSeconds = timeoutSeconds
+        self.nginxDirectory = nginxDirectory
     }
 
     /// Runs every check; `emit` sees each finding as it is made (slow network checks show progress).
@@ -46,6 +52,7 @@ public struct SelfCheck {
         checkFile(configPath, what: "config file", note: note)
         for (key, path) in config.secretFiles { checkFile(path, what: "secret \(key)", note: note) }
         checkDatabase(config.databasePath, note: note)
+        if let nginx = NginxCheck.finding(directory: nginxDirectory) { note(nginx.ok, nginx.text) }
         note(routes.ipv4 || routes.ipv6, "this host: IPv4 route \(routes.ipv4 ? "yes" : "no"), IPv6 route \(routes.ipv6 ? "yes" : "no")")
         if let apple = config.apple, apple.mode == .relay {
             note(true, "Apple: relay mode, reached through Firebase (Apple's sign-in service needs no route from here)")

@@ -101,7 +101,10 @@ public struct Config: Sendable {
     public var databasePath: String
     /// A development config may use loopback URLs; `frontdoor-check` flags them anywhere else.
     public var development: Bool
+    /// A session's idle lifetime: each renewal moves its expiry this far past the check (rule 11).
     public var sessionLifetimeSeconds: Int64
+    /// `sessions.renewAfterSeconds` and `sessions.maxLifetimeSeconds`, with the idle lifetime.
+    public var sessions: SessionPolicy
     public var ticketLifetimeSeconds: Int64
     /// The hard ceiling on a process's life, work after the answer included (rule 9).
     public var processLifetimeSeconds: Int64
@@ -156,7 +159,8 @@ public struct Config: Sendable {
         var config = Config(
             databasePath: try top.requiredString("databasePath"),
             development: try top.bool("development", default: false),
-            sessionLifetimeSeconds: try top.int("sessionLifetimeSeconds", default: 30 * 86_400, range: 300...(400 * 86_400)),
+            sessionLifetimeSeconds: try top.int("sessionLifetimeSeconds", default: 30 * 86_400, range: 1...(400 * 86_400)),
+            sessions: SessionPolicy(lifetimeSeconds: 0, renewAfterSeconds: 0, maxLifetimeSeconds: nil),
             ticketLifetimeSeconds: try top.int("ticketLifetimeSeconds", default: 15 * 60, range: 60...86_400),
             processLifetimeSeconds: try top.int("processLifetimeSeconds", default: 30, range: 5...600),
             http: HTTP(connectTimeoutSeconds: 3, totalTimeoutSeconds: 5, maxResponseBytes: 1 << 20),
@@ -164,6 +168,7 @@ public struct Config: Sendable {
             passwordCost: .minimum,
             limits: Limits()
         )
+        config.sessions = try sessionPolicy(&top, lifetime: config.sessionLifetimeSeconds)
         if var r = try top.section("http") {
             config.http.connectTimeoutSeconds = try r.seconds("connectTimeoutSeconds", default: 3, range: 0.1...60)
             config.http.totalTimeoutSeconds = try r.seconds("totalTimeoutSeconds", default: 5, range: 0.1...120)
@@ -278,5 +283,22 @@ public struct Config: Sendable {
             throw ConfigError(key: "firebase", reason: "is required when apple.mode is \"relay\"")
         }
         return config
+    }
+
+    /// `sessions`: a renewal interval that could never come before the expiry would make sliding
+    /// silently impossible, so it is refused; its default is a day, or half a shorter lifetime.
+    static func sessionPolicy(_ top: inout ConfigReader, lifetime: Int64) throws(ConfigError) -> SessionPolicy {
+        let fallback = min(86_400, lifetime / 2)
+        var policy = SessionPolicy(lifetimeSeconds: lifetime, renewAfterSeconds: fallback, maxLifetimeSeconds: nil)
+        guard var r = try top.section("sessions") else { return policy }
+        policy.renewAfterSeconds = try r.int("renewAfterSeconds", default: fallback, range: 0...(400 * 86_400))
+        if r.has("maxLifetimeSeconds") {
+            policy.maxLifetimeSeconds = try r.int("maxLifetimeSeconds", default: 0, range: 1...(10 * 366 * 86_400))
+        }
+        try r.rejectUnknown()
+        guard policy.renewAfterSeconds < lifetime else {
+            throw ConfigError(key: r.key("renewAfterSeconds"), reason: "must be less than sessionLifetimeSeconds (\(lifetime))")
+        }
+        return policy
     }
 }

@@ -21,6 +21,13 @@ struct ConfigReader {
         return nil
     }
 
+    /// Whether `name` is given; counts as asked for.
+    mutating func has(_ name: String) -> Bool {
+        // Not `!= nil`: JSONValue is ExpressibleByNilLiteral, so that would compare with `.null`.
+        guard case .some = value(name) else { return false }
+        return true
+    }
+
     mutating func string(_ name: String) throws(ConfigError) -> String? {
         guard let v = value(name) else { return nil }
         guard let s = v.stringValue, !s.isEmpty else { throw ConfigError(key: key(name), reason: "must be a non-empty string") }

@@ -49,7 +49,7 @@ public enum AccountDeletion {
         // secure_delete zeroed the rows in the pages; the checkpoint moves those pages into the file
         // and empties the WAL, which still held the old ones. It waits for other connections'
         // reads, so it comes after the answer; one it cannot finish is owed (`checkpointOrOwe`).
-        TestHook.pause("deletion-committed")
+        TestHooks.pause("deletion-committed")
         let work = AppleRevocation.AfterAnswer(context: context, plan: plan)
         context.runAfterAnswer {
             let done = db.checkpointOrOwe()

@@ -26,6 +26,7 @@ public enum EmailSignIn {
         let typed = try body.requiredString("email", maxBytes: 1024)
         let password = try password(body)
         let name = try displayName(body)
+        let deviceName = try PersonText.deviceName(body)
         let email = try EmailValidation.checked(typed, acceptAsTyped: try body.optionalBool("acceptAsTyped") ?? false)
         try PasswordHasher.checkLength(password)
         let db = try context.database()
@@ -51,7 +52,8 @@ public enum EmailSignIn {
                  .integer(context.now)])
             guard inserted == 1 else { return nil }
             return try ProviderSignIn.startSession(
-                db: db, accountId: accountId, created: true, config: context.config, now: context.now)
+                db: db, accountId: accountId, created: true, config: context.config, now: context.now,
+                deviceName: deviceName)
         }
         guard let session else { throw taken }
         return CGIResponse(status: 201, body: session.json)
@@ -60,6 +62,7 @@ public enum EmailSignIn {
     static func login(_ context: RequestContext) throws(FrontdoorError) -> CGIResponse {
         let typed = try context.body.requiredString("email", maxBytes: 1024)
         let password = try password(context.body)
+        let deviceName = try PersonText.deviceName(context.body)
         let db = try context.database()
         let cost = context.config.passwordCost
         // Every attempt counts until it succeeds, so parallel guesses cannot all slip under the limit.
@@ -77,7 +80,7 @@ public enum EmailSignIn {
         // A new cost, or a hash of the password as typed from before passwords were normalised.
         let rehashed = PasswordHasher.needsRehash(account.hash, cost: cost) || verdict == .matchAsTyped
             ? try PasswordHasher.hash(password, cost: cost) : nil
-        TestHook.pause("login-verified")
+        TestHooks.pause("login-verified")
         let session = try db.transaction { () throws(FrontdoorError) -> SessionBody in
             // Argon2id ran outside any transaction: a reset, or a join by code that cleared a
             // typed password, may have committed meanwhile. The session is issued only for the
@@ -91,7 +94,8 @@ public enum EmailSignIn {
             }
             try succeeded(limits, db: db, now: context.now)
             return try ProviderSignIn.startSession(
-                db: db, accountId: account.id, created: false, config: context.config, now: context.now)
+                db: db, accountId: account.id, created: false, config: context.config, now: context.now,
+                deviceName: deviceName)
         }
         return session.response
     }
@@ -108,6 +112,6 @@ public enum EmailSignIn {
     }
 
     static func displayName(_ body: JSONValue) throws(FrontdoorError) -> String? {
-        try DisplayText.optional(body, "name", maxBytes: 256)
+        try PersonText.optional(body, "name", maxBytes: 256)
     }
 }

@@ -66,6 +66,7 @@ enum PasswordReset {
         let ticket = try body.requiredString("ticket", maxBytes: 128)
         let code = try body.requiredString("code", maxBytes: 64)
         let password = try EmailSignIn.password(body)
+        let deviceName = try PersonText.deviceName(body)
         let db = try context.database()
         let now = context.now
         guard case .reset = try PendingTicket.find(ticket, db: db, now: now) else { throw PendingTicket.invalid }
@@ -88,7 +89,7 @@ enum PasswordReset {
             try db.run("DELETE FROM sessions WHERE account_id = ?", [.text(accountId)])
             try InboxProof.dropUnprovenIdentities(of: accountId, db: db)
             return .success(try ProviderSignIn.startSession(
-                db: db, accountId: accountId, created: false, config: context.config, now: now))
+                db: db, accountId: accountId, created: false, config: context.config, now: now, deviceName: deviceName))
         }
         return try outcome.get().response
     }

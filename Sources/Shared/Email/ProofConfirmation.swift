@@ -8,6 +8,7 @@ enum ProofConfirmation {
         let code = try body.optionalString("code", maxBytes: 64)
         let password = try body.optionalString("password", maxBytes: 4096)
         guard (code == nil) != (password == nil) else { throw .invalidRequest("Send either code or password.") }
+        let deviceName = try PersonText.deviceName(body)
         let db = try context.database()
         switch try PendingTicket.find(ticket, db: db, now: context.now) {
         case .reset:
@@ -19,15 +20,15 @@ enum ProofConfirmation {
         default:
             break
         }
-        if let code { return try byCode(code, ticket: ticket, context: context, db: db).response }
-        return try byPassword(password ?? "", ticket: ticket, context: context, db: db).response
+        if let code { return try byCode(code, ticket: ticket, context: context, db: db, deviceName: deviceName).response }
+        return try byPassword(password ?? "", ticket: ticket, context: context, db: db, deviceName: deviceName).response
     }
 
     /// The inbox is proven. A join to an account whose email was typed and never proven also
     /// clears that password and ends the account's sessions: whoever typed the address may have
     /// set them (account pre-hijacking). An account whose email was proven keeps both.
     static func byCode(
-        _ code: String, ticket: String, context: RequestContext, db: Database
+        _ code: String, ticket: String, context: RequestContext, db: Database, deviceName: String? = nil
     ) throws(FrontdoorError) -> SessionBody {
         let now = context.now
         let secret = try context.rateLimitSecret()
@@ -61,7 +62,7 @@ enum ProofConfirmation {
             }
             try db.run("UPDATE accounts SET email_verified = 1 WHERE id = ?", [.text(accountId)])
             return .success(try ProviderSignIn.startSession(
-                db: db, accountId: accountId, created: false, config: context.config, now: now))
+                db: db, accountId: accountId, created: false, config: context.config, now: now, deviceName: deviceName))
         }
         return try outcome.get()
     }
@@ -70,7 +71,7 @@ enum ProofConfirmation {
     /// as proven (the provider verified it), and password and sessions stay. Tries count against
     /// the same limits as logins.
     static func byPassword(
-        _ password: String, ticket: String, context: RequestContext, db: Database
+        _ password: String, ticket: String, context: RequestContext, db: Database, deviceName: String? = nil
     ) throws(FrontdoorError) -> SessionBody {
         let now = context.now
         let cost = context.config.passwordCost
@@ -88,7 +89,7 @@ enum ProofConfirmation {
         let (limits, hash) = found
         let matched = try PasswordHasher.verify(password, against: hash ?? PasswordHasher.dummyHash(cost: cost))
         guard matched, let hash else { throw EmailSignIn.invalidCredentials }
-        TestHook.pause("proof-password-verified")
+        TestHooks.pause("proof-password-verified")
         return try db.transaction { () throws(FrontdoorError) -> SessionBody in
             guard case .join(let ticketHash, let id, let provider, let subject, _) = try PendingTicket.find(
                 ticket, db: db, now: now)
@@ -99,7 +100,8 @@ enum ProofConfirmation {
             try link(provider: provider, subject: subject, to: id, db: db, now: now)
             try db.run("UPDATE accounts SET email_verified = 1 WHERE id = ?", [.text(id)])
             try EmailSignIn.succeeded(limits, db: db, now: now)
-            return try ProviderSignIn.startSession(db: db, accountId: id, created: false, config: context.config, now: now)
+            return try ProviderSignIn.startSession(
+                db: db, accountId: id, created: false, config: context.config, now: now, deviceName: deviceName)
         }
     }
 

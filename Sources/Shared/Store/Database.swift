@@ -40,7 +40,7 @@ public final class Database {
     /// The version the migrations bring a database to (`PRAGMA user_version`).
     public static let schemaVersion = Migrations.scripts.count
 
-    /// The database file's path.
+    /// The database file's path; its WAL is this plus `-wal`.
     public let path: String
     private var handle: OpaquePointer?
     private let busy: BusyHandler
@@ -176,7 +176,21 @@ public final class Database {
     /// re-reads the whole WAL when it opens, so keeping it short keeps every request cheap; callers
     /// do this after their answer is out.
     public func tidyWAL(threshold: Int = Database.walTidyFrames) {
-        guard let db = handle, walFrameCount >= threshold, sqlite3_get_autocommit(db) != 0 else { return }
+        guard walFrameCount >= threshold else { return }
+        emptyWAL()
+    }
+
+    /// The WAL file's size in bytes (0 once emptied; -1 when it cannot be read). Unlike
+    /// `walFrameCount`, it counts other connections' commits too.
+    public var walFileBytes: Int {
+        var info = stat()
+        return stat(path + "-wal", &info) == 0 ? Int(info.st_size) : -1
+    }
+
+    /// What `tidyWAL` does, whatever the WAL's length: for a connection that only read, and found
+    /// a WAL that other processes' commits left (see `walFileBytes`).
+    public func emptyWAL() {
+        guard let db = handle, sqlite3_get_autocommit(db) != 0 else { return }
         guard frontdoor_sqlite3_no_busy_handler(db) == SQLITE_OK else { return }
         defer { try? busy.install(on: db) }
         // PASSIVE first: it copies the frames and does the syncs without the writer lock, so the

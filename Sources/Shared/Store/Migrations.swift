@@ -1,7 +1,9 @@
 /// The schema, one script per version: script `i` takes a database from version `i` to `i + 1`
 /// (`PRAGMA user_version`). Append new versions; never edit one that has shipped.
 enum Migrations {
-    static let scripts: [String] = [v1, v2, emailCodesAndLimits, accountDeletion, keyedRateLimits, reviewFixes]
+    static let scripts: [String] = [
+        v1, v2, emailCodesAndLimits, accountDeletion, keyedRateLimits, reviewFixes, slidingSessions,
+    ]
 
     static let v1 = """
         CREATE TABLE accounts (
@@ -155,5 +157,27 @@ enum Migrations {
         ALTER TABLE identities ADD COLUMN email_proven INTEGER NOT NULL DEFAULT 1;
         ALTER TABLE email_tickets ADD COLUMN address_key BLOB;
         UPDATE apple_revocations SET id_token = NULL;
+        """
+
+    /// Sliding sessions (rule 11) and the device list: a public id, the phone's name for itself,
+    /// and the last renewal. The table is rebuilt so every column can be NOT NULL; sessions from
+    /// before keep their token and expiry, get a random id, and count as last used when made.
+    static let slidingSessions = """
+        CREATE TABLE sessions_sliding (
+          token_hash BLOB PRIMARY KEY,         -- SHA-256 of the session token; the token itself is never stored
+          session_id TEXT NOT NULL,            -- public handle (32 hex digits, random): the device list, sign-out by id
+          account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          device_name TEXT,                    -- what the phone called itself at sign-in ("Ada's iPhone")
+          created_at INTEGER NOT NULL,         -- the sign-in: sessions.maxLifetimeSeconds counts from here
+          last_used_at INTEGER NOT NULL,       -- the last renewal (or the sign-in): as fine as sessions.renewAfterSeconds
+          expires_at INTEGER NOT NULL
+        ) STRICT, WITHOUT ROWID;
+        INSERT INTO sessions_sliding (token_hash, session_id, account_id, device_name, created_at, last_used_at, expires_at)
+          SELECT token_hash, lower(hex(randomblob(16))), account_id, NULL, created_at, created_at, expires_at FROM sessions;
+        DROP TABLE sessions;
+        ALTER TABLE sessions_sliding RENAME TO sessions;
+        CREATE UNIQUE INDEX sessions_public_id ON sessions(session_id);
+        CREATE INDEX sessions_account ON sessions(account_id);
+        CREATE INDEX sessions_expiry ON sessions(expires_at);
         """
 }

@@ -11,6 +11,7 @@ public struct FrontdoorError: Error, Sendable, CustomStringConvertible {
         case unauthorized
         case emailNotVerified = "email_not_verified"
         case methodNotAllowed = "method_not_allowed"
+        case notFound = "not_found"
         case emailTaken = "email_taken"
         case proofRequired = "proof_required"
         case payloadTooLarge = "payload_too_large"
@@ -47,6 +48,7 @@ public struct FrontdoorError: Error, Sendable, CustomStringConvertible {
         case .invalidRequest, .invalidTicket: 400
         case .invalidToken, .invalidCredentials, .invalidCode, .unauthorized: 401
         case .emailNotVerified: 403
+        case .notFound: 404
         case .methodNotAllowed: 405
         case .emailTaken, .proofRequired: 409
         case .payloadTooLarge: 413

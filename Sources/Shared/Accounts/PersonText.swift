@@ -1,8 +1,10 @@
-/// Text a person gives about themselves (a name, what their phone is called): shown back to them
-/// and to the app, so it holds nothing that breaks a line, hides text or reorders it on screen.
-public enum DisplayText {
-    /// The member `name` of `body`, trimmed; nil when absent or blank. `invalid_request` when it is
-    /// not a string, longer than `maxBytes` of UTF-8, or holds a character `isAllowed` refuses.
+/// Short text a person (or their phone) gives us to keep and show back: a name, a device's name.
+/// Spaces inside are kept, white space at either end is trimmed, and what could break a line,
+/// hide text or reorder it on screen is refused (`isAllowed`): it would only ever be a mistake or
+/// a trick in a list the person reads.
+public enum PersonText {
+    /// The member `name` of `body`: nil when absent, null or blank; `invalid_request` when it is
+    /// not a string, longer than `maxBytes` of UTF-8, or holds a control character.
     public static func optional(_ body: JSONValue, _ name: String, maxBytes: Int) throws(FrontdoorError) -> String? {
         guard let text = try body.optionalString(name, maxBytes: maxBytes)?.trimmingWhitespace(), !text.isEmpty else {
             return nil
@@ -16,6 +18,11 @@ public enum DisplayText {
         guard text.unicodeScalars.allSatisfy(isAllowed) else {
             throw .invalidRequest("\(name) must not contain control characters.")
         }
+    }
+
+    /// `deviceName` of a sign-in body (DESIGN.md): at most 64 bytes, kept on that session only.
+    public static func deviceName(_ body: JSONValue) throws(FrontdoorError) -> String? {
+        try optional(body, "deviceName", maxBytes: 64)
     }
 
     /// Refused: C0 and C1 controls and DEL, every white space but the plain space (tabs, line and

@@ -1,0 +1,104 @@
+/// `session`: who a session belongs to. nginx's `auth_request` asks before every request to a
+/// protected route of the app, and the phone asks when the app starts ("am I still signed in").
+/// A plain read, unless the session is due for renewal (rule 11): then one guarded write, which
+/// concurrent checks make exactly once and which never brings back a session that a sign-out
+/// deleted meanwhile (an UPDATE of a deleted row changes nothing; nothing here inserts).
+public enum SessionCheck {
+    /// A request without a well-formed bearer token is refused before the config or the store is
+    /// touched: a refused check costs what a refused method does.
+    public static func precheck(_ request: CGIRequest) throws(FrontdoorError) {
+        guard let token = request.bearerToken, Sessions.isWellFormed(token) else { throw Sessions.unauthorized }
+    }
+
+    public static func handle(_ context: RequestContext) throws(FrontdoorError) -> CGIResponse {
+        guard let token = context.request.bearerToken, Sessions.isWellFormed(token) else {
+            throw Sessions.unauthorized
+        }
+        let db = try context.database()
+        let hash = Sessions.hash(token)
+        let now = context.now
+        guard var session = try LiveSession.read(db, tokenHash: hash, now: now) else { throw Sessions.unauthorized }
+        switch context.config.sessions.verdict(
+            createdAt: session.createdAt, lastUsedAt: session.lastUsedAt, expiresAt: session.expiresAt, now: now)
+        {
+        case .ended:
+            throw Sessions.unauthorized
+        case .live:
+            break
+        case .renew(let expiresAt):
+            TestHooks.pause("renewal")
+            // Guarded on the renewal it read: of several checks that found the session due, one writes.
+            let changed = try db.run(
+                """
+                UPDATE sessions SET expires_at = ?, last_used_at = ?
+                WHERE token_hash = ? AND last_used_at = ? AND expires_at > ?
+                """,
+                [.integer(expiresAt), .integer(now), .blob(hash), .integer(session.lastUsedAt), .integer(now)])
+            if changed == 1 {
+                TestHooks.note("renewed")
+                // The cap reached: that write ended it.
+                guard expiresAt > now else { throw Sessions.unauthorized }
+                session.expiresAt = expiresAt
+                session.lastUsedAt = now
+            } else {
+                // Another check renewed it first, or a sign-out ended it: the store decides.
+                guard let stored = try LiveSession.read(db, tokenHash: hash, now: now) else {
+                    throw Sessions.unauthorized
+                }
+                session = stored
+            }
+        }
+        // Every process re-reads and checksums the whole WAL when it opens, and checks are most of
+        // the requests: the first check after a write empties the WAL after its answer, so the
+        // checks that follow open an empty one.
+        if db.walFileBytes > 0 { context.runAfterAnswer { db.emptyWAL() } }
+        return CGIResponse(
+            status: 200, body: session.json,
+            headers: [("X-Frontdoor-Account", session.accountId), ("X-Frontdoor-Session", session.sessionId)])
+    }
+}
+
+/// A live session and what the check answers about its account.
+struct LiveSession {
+    var accountId: String
+    var sessionId: String
+    var createdAt: UnixTime
+    var lastUsedAt: UnixTime
+    var expiresAt: UnixTime
+    var email: String?
+    var emailVerified: Bool
+    var providers: [String]
+
+    /// Three lookups by key rather than one join: SQLite plans a join (and a correlated
+    /// subquery) at several times the cost of these, and this runs before every app request. An
+    /// account deleted between them reads as no session.
+    static func read(_ db: Database, tokenHash: [UInt8], now: UnixTime) throws(FrontdoorError) -> LiveSession? {
+        let sessions = try db.query(
+            "SELECT account_id, session_id, created_at, last_used_at, expires_at FROM sessions WHERE token_hash = ? AND expires_at > ?",
+            [.blob(tokenHash), .integer(now)])
+        guard let row = sessions.first, let accountId = row.text(0), let sessionId = row.text(1),
+            let createdAt = row.int(2), let lastUsedAt = row.int(3), let expiresAt = row.int(4)
+        else { return nil }
+        let accounts = try db.query(
+            "SELECT email, email_verified, password_hash IS NOT NULL FROM accounts WHERE id = ?", [.text(accountId)])
+        guard let account = accounts.first else { return nil }
+        var providers = try db.query(
+            "SELECT provider FROM identities WHERE account_id = ? ORDER BY provider", [.text(accountId)]
+        ).compactMap { $0.text(0) }
+        if account.int(2) == 1 { providers.append("password") }
+        return LiveSession(
+            accountId: accountId, sessionId: sessionId, createdAt: createdAt, lastUsedAt: lastUsedAt,
+            expiresAt: expiresAt, email: account.text(0), emailVerified: account.int(1) == 1, providers: providers)
+    }
+
+    var json: JSONValue {
+        .object([
+            ("accountId", .string(accountId)),
+            ("sessionId", .string(sessionId)),
+            ("sessionExpiresAt", .string(Clock.rfc3339(expiresAt))),
+            ("email", email.map(JSONValue.string) ?? .null),
+            ("emailVerified", .bool(emailVerified)),
+            ("providers", .array(providers.map(JSONValue.string))),
+        ])
+    }
+}

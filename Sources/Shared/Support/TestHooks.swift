@@ -1,0 +1,36 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Points where a test holds a process, to race another against it deterministically, and events
+/// a test counts. Debug builds only (release binaries have none).
+enum TestHooks {
+    /// When `FRONTDOOR_TEST_PAUSE_AT` names `point`: creates `$FRONTDOOR_TEST_PAUSE_FILE.waiting`
+    /// and waits, at most 20 s, for `$FRONTDOOR_TEST_PAUSE_FILE.go` to appear.
+    static func pause(_ point: String) {
+        #if DEBUG
+        guard let at = getenv("FRONTDOOR_TEST_PAUSE_AT"), String(cString: at) == point,
+            let prefix = getenv("FRONTDOOR_TEST_PAUSE_FILE").map({ String(cString: $0) }), !prefix.isEmpty
+        else { return }
+        let fd = open(prefix + ".waiting", O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        if fd >= 0 { close(fd) }
+        var waited = 0
+        while access(prefix + ".go", F_OK) != 0 && waited < 20_000 {
+            usleep(2_000)
+            waited += 2
+        }
+        #endif
+    }
+
+    /// Appends `event` as a line to `$FRONTDOOR_TEST_NOTES`, when set (one write: lines from
+    /// concurrent processes do not mix).
+    static func note(_ event: String) {
+        #if DEBUG
+        guard let path = getenv("FRONTDOOR_TEST_NOTES").map({ String(cString: $0) }), !path.isEmpty else { return }
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return }
+        FileIO.writeAll(fd, Array((event + "\n").utf8))
+        close(fd)
+        #endif
+    }
+}

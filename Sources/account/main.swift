@@ -1,0 +1,3 @@
+import Shared
+
+Endpoint.main(name: "account", handler: AccountData.handle)
