@@ -10,6 +10,10 @@ public final class FakeApple: @unchecked Sendable {
     public static let keysPath = "/apple/auth/keys"
     public static let tokenPath = "/apple/auth/token"
     public static let revokePath = "/apple/auth/revoke"
+    /// Apple's identity tokens live a day (`exp - iat = 86400`): dated decoded samples in public
+    /// threads (supertokens/supertokens-node#580, invertase/react-native-apple-authentication#312)
+    /// since early 2021; ten minutes before that.
+    public static let tokenLifetime: Int64 = 86_400
 
     /// The team's Sign in with Apple key: its id is the key's `kid`.
     public struct Team: Sendable {
@@ -83,7 +87,7 @@ public final class FakeApple: @unchecked Sendable {
     ) throws -> String {
         guard let key = key ?? keys.first else { throw FakeGoogle.FakeError.noKey }
         var claims: [(String, JSONValue)] = [
-            ("iss", .string(Self.issuer)), ("aud", .string(audience)), ("exp", .number(Double(now + 600))),
+            ("iss", .string(Self.issuer)), ("aud", .string(audience)), ("exp", .number(Double(now + FakeApple.tokenLifetime))),
             ("iat", .number(Double(now))), ("sub", .string(sub)),
             ("c_hash", .string(code.map(Self.codeHash) ?? "fake-c-hash")),
             ("auth_time", .number(Double(now))), ("nonce_supported", true),

@@ -1,7 +1,7 @@
 /// The schema, one script per version: script `i` takes a database from version `i` to `i + 1`
 /// (`PRAGMA user_version`). Append new versions; never edit one that has shipped.
 enum Migrations {
-    static let scripts: [String] = [v1, v2, emailCodesAndLimits, accountDeletion, keyedRateLimits, reviewFixes]
+    static let scripts: [String] = [v1, v2, emailCodesAndLimits, accountDeletion, keyedRateLimits, reviewFixes, relayWindow]
 
     static let v1 = """
         CREATE TABLE accounts (
@@ -155,5 +155,38 @@ enum Migrations {
         ALTER TABLE identities ADD COLUMN email_proven INTEGER NOT NULL DEFAULT 1;
         ALTER TABLE email_tickets ADD COLUMN address_key BLOB;
         UPDATE apple_revocations SET id_token = NULL;
+        """
+
+    /// Issue 15, the relay against the real Firebase. A relay user can be deleted with its own ID
+    /// token only within a few minutes of its sign-in (`delete_by_token_until`); past that it
+    /// waits for the Admin API (`state` 'admin', with a service account) or the operator, and a
+    /// failing Admin API gives up ('stuck'). Records from before are all past their window: they
+    /// are looked at once, at once. `relay_attempts` keeps what Firebase answered a sign-in whose
+    /// later step failed, sealed with a key only the phone's raw nonce gives, so the phone's retry
+    /// completes without sending Firebase the credential it already took. `oauth_tokens` caches
+    /// the service account's access token for its life. A revocation remembers its Apple `sub`
+    /// only as an HMAC, so a direct-mode retry can bind the code to the account.
+    static let relayWindow = """
+        ALTER TABLE relay_cleanups ADD COLUMN state TEXT NOT NULL DEFAULT 'token';  -- token | admin | stuck
+        ALTER TABLE relay_cleanups ADD COLUMN delete_by_token_until INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE relay_cleanups ADD COLUMN admin_attempts INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE relay_cleanups ADD COLUMN detail TEXT;  -- the last failure, a short reason, never a token
+        UPDATE relay_cleanups SET next_attempt_at = 0;
+        CREATE INDEX relay_cleanups_uid ON relay_cleanups(relay_uid);
+        ALTER TABLE apple_revocations ADD COLUMN subject_hash BLOB;  -- HMAC of the deleted account's Apple sub
+        CREATE TABLE relay_attempts (          -- a relay sign-in Firebase answered and a later step did not finish
+          nonce_hash BLOB PRIMARY KEY,         -- the sign-in's nonce, as in nonces
+          token_hash BLOB NOT NULL,            -- SHA-256 of the Apple identity token: the retry must send the same
+          relay_uid TEXT NOT NULL,
+          sealed_id_token BLOB NOT NULL,       -- the Firebase ID token, AES-256-GCM under a key from the raw nonce
+          lease_until INTEGER NOT NULL DEFAULT 0,
+          expires_at INTEGER NOT NULL
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX relay_attempts_expiry ON relay_attempts(expires_at);
+        CREATE TABLE oauth_tokens (            -- the service account's access token (firebase.serviceAccountFile)
+          cache_key TEXT PRIMARY KEY,          -- token URL, account and scope
+          access_token TEXT NOT NULL,
+          expires_at INTEGER NOT NULL          -- its expiry less a margin
+        ) STRICT;
         """
 }
