@@ -146,6 +146,7 @@ public enum AppleSignIn {
         _ apple: AppleToken, kept: RelayAttempts.Kept, rawNonce: String, tokenHash: [UInt8], name: String?,
         firebase: Config.Firebase, context: RequestContext
     ) throws(FrontdoorError) -> ProviderIdentity {
+        TestHook.pause("relay-resume")
         guard let idToken = RelayAttempts.open(kept, rawNonce: rawNonce, nonceHash: apple.nonceHash, tokenHash: tokenHash)
         else { throw .invalidToken("relay: the kept sign-in does not open with this nonce") }
         let subjects = try relayAppleSubjects(

@@ -64,6 +64,9 @@ struct RelayRevocation {
             let until = row.int(3)
         else { return .failed("the relay user's clean-up record is gone or past its window") }
         guard Clock.now() + Self.deletionMargin <= until else {
+            // No revoking now; what is left of the window goes to deleting the user (the clean-up
+            // retries of this very process come next).
+            _ = try? db.run("UPDATE relay_cleanups SET next_attempt_at = 0 WHERE id = ?", [.integer(recordId)])
             return .failed("past the relay user's deletion window")
         }
         let idToken: String
