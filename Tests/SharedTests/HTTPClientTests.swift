@@ -1,5 +1,6 @@
 import DevSupport
-import Shared
+@testable import Shared
+import CCurl
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -115,6 +116,8 @@ import Glibc
         #expect(elapsed >= 900 && elapsed < 10_000, "took \(elapsed) ms")
         #expect(error?.detail?.hasPrefix("127.0.0.1: ") == true)
         #expect(error?.detail?.contains("SECRET") == false)
+        // Sent, then no answer: the server may have acted on it.
+        #expect(error?.requestNeverSent == false)
     }
 
     @Test func refusedConnectionFailsFast() throws {
@@ -138,13 +141,39 @@ import Glibc
         // Refused at once, not after the 30 s a connect may take.
         #expect(Shared.Clock.monotonicMillis() - started < 3000)
         #expect(error?.detail == "127.0.0.1: Couldn't connect to server")
+        #expect(error?.requestNeverSent == true)
+    }
+
+    /// A TLS handshake that fails comes before any byte of the request.
+    @Test func aFailedTLSHandshakeNeverSentTheRequest() throws {
+        let server = try Server { _ in .respond(.json("{}")) }
+        defer { server.stop() }
+        let error = expectUpstream {
+            try CurlHTTPClient(connectTimeoutSeconds: 2, totalTimeoutSeconds: 2).send(
+                HTTPRequest(method: "POST", url: "https://127.0.0.1:\(server.port)/", body: Array("{}".utf8)))
+        }
+        #expect(error?.requestNeverSent == true, "\(error?.detail ?? "-")")
+        #expect(server.requests.isEmpty)
+    }
+
+    @Test func whetherARequestCanHaveArrived() {
+        #expect(CurlHTTPClient.neverSent(CURLE_COULDNT_RESOLVE_HOST, reachedTransfer: false))
+        #expect(CurlHTTPClient.neverSent(CURLE_COULDNT_CONNECT, reachedTransfer: false))
+        #expect(CurlHTTPClient.neverSent(CURLE_PEER_FAILED_VERIFICATION, reachedTransfer: false))
+        // A time-out before the transfer began (connecting) sent nothing; one after may have.
+        #expect(CurlHTTPClient.neverSent(CURLE_OPERATION_TIMEDOUT, reachedTransfer: false))
+        #expect(!CurlHTTPClient.neverSent(CURLE_OPERATION_TIMEDOUT, reachedTransfer: true))
+        #expect(!CurlHTTPClient.neverSent(CURLE_RECV_ERROR, reachedTransfer: true))
+        #expect(!CurlHTTPClient.neverSent(CURLE_SEND_ERROR, reachedTransfer: false))
+        #expect(!CurlHTTPClient.neverSent(CURLE_GOT_NOTHING, reachedTransfer: true))
     }
 
     @Test(arguments: [Server.Behaviour.close, .garbage])
     func brokenAnswersAreUpstreamErrors(behaviour: Server.Behaviour) throws {
         let server = try Server { _ in behaviour }
         defer { server.stop() }
-        expectUpstream { try CurlHTTPClient().send(HTTPRequest(url: server.baseURL + "/")) }
+        let error = expectUpstream { try CurlHTTPClient().send(HTTPRequest(url: server.baseURL + "/")) }
+        #expect(error?.requestNeverSent == false)
     }
 
     @Test func endlessBodyIsCutOffAtTheCap() throws {

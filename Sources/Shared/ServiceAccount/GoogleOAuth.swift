@@ -46,11 +46,15 @@ struct GoogleOAuth {
 
     /// The signed assertion for the token endpoint.
     func assertion(now: UnixTime) throws(FrontdoorError) -> String {
+        try Self.assertion(account: account, tokenUrl: tokenUrl, now: now)
+    }
+
+    static func assertion(account: ServiceAccount, tokenUrl: String, now: UnixTime) throws(FrontdoorError) -> String {
         var header: [(String, JSONValue)] = [("alg", "RS256"), ("typ", "JWT")]
         if let keyId = account.keyId { header.append(("kid", .string(keyId))) }
         let claims = JSONValue.object([
-            ("iss", .string(account.clientEmail)), ("scope", .string(Self.scope)), ("aud", .string(tokenUrl)),
-            ("iat", .number(Double(now))), ("exp", .number(Double(now + Self.assertionLifetime))),
+            ("iss", .string(account.clientEmail)), ("scope", .string(scope)), ("aud", .string(tokenUrl)),
+            ("iat", .number(Double(now))), ("exp", .number(Double(now + assertionLifetime))),
         ])
         let input = Base64URL.encode(Array(JSONValue.object(header).serialized.utf8)) + "."
             + Base64URL.encode(Array(claims.serialized.utf8))
