@@ -22,7 +22,7 @@ public enum RelayCleanup {
     /// Records one request retries after its answer: bounded work whatever the backlog.
     static let retriesPerRequest = 3
     /// The creating process's waits between tries of its own delete, after its answer.
-    static let ownerRetryDelays: [Double] = [0.5, 1.5]
+    static let ownerRetryDelays: [Double] = [0.25, 1]
     /// Tries through the Admin API before a record is left to the operator.
     public static let adminMaxAttempts: Int64 = 8
 
