@@ -72,6 +72,8 @@ public final class FakeFirebase: @unchecked Sendable {
         let refreshToken: String
         /// When it last signed in; a refreshed ID token keeps it (`auth_time`).
         var authTime: UnixTime
+        /// When it was made (`accounts:lookup`'s `createdAt`, in milliseconds there).
+        var createdAt: UnixTime
     }
 
     struct State {
@@ -169,14 +171,16 @@ public final class FakeFirebase: @unchecked Sendable {
     /// Deletes a user behind the relay's back (the console, say).
     public func removeUser(_ localId: String) { state.withLock { _ = $0.users.removeValue(forKey: localId) } }
     /// A user of the project that is not the relay's (a shared project's real user); its id.
-    public func addProjectUser(email: String, emailVerified: Bool = true, appleSub: String? = nil) throws -> String {
+    public func addProjectUser(
+        email: String, emailVerified: Bool = true, appleSub: String? = nil, createdAt: UnixTime = Clock.now() - 86_400
+    ) throws -> String {
         let localId = try Self.randomId(21)
         let refresh = try Self.randomId(48)
         TestLogs.register(refresh)
         state.withLock {
             $0.users[localId] = User(
                 localId: localId, appleSub: appleSub, email: email, emailVerified: emailVerified,
-                refreshToken: refresh, authTime: Clock.now())
+                refreshToken: refresh, authTime: Clock.now(), createdAt: createdAt)
         }
         return localId
     }
@@ -202,7 +206,10 @@ public final class FakeFirebase: @unchecked Sendable {
         if path.hasPrefix("/v1/projects/"), path.hasSuffix("/accounts:delete") {
             return adminDelete(request, path: path, state: state)
         }
-        let operations = ["/v1/accounts:signInWithIdp", "/v1/accounts:delete", "/v1/token", "/v2/accounts:revokeToken"]
+        let operations = [
+            "/v1/accounts:signInWithIdp", "/v1/accounts:delete", "/v1/token", "/v2/accounts:revokeToken",
+            "/v1/accounts:lookup",
+        ]
         guard let operation = operations.first(where: { path.hasSuffix($0) }) else { return nil }
         guard request.method == "POST" else { return failure(404, "NOT_FOUND") }
         guard (request.header("x-goog-api-key") ?? query["key"]) == apiKey else {
@@ -212,6 +219,7 @@ public final class FakeFirebase: @unchecked Sendable {
         case "/v1/accounts:signInWithIdp": return signInWithIdp(request, state: state)
         case "/v1/accounts:delete": return delete(request, state: state)
         case "/v2/accounts:revokeToken": return revokeToken(request, state: state)
+        case "/v1/accounts:lookup": return lookup(request, state: state)
         default: return refresh(request, state: state)
         }
     }

@@ -118,6 +118,24 @@ extension FakeFirebase {
         }
     }
 
+    /// `accounts:lookup` with the user's own ID token (firebase-js-sdk's `GET_ACCOUNT_INFO`; the Auth
+    /// emulator's `lookup`): the user, its `createdAt` in milliseconds as a string.
+    static func lookup(_ request: LoopbackHTTPServer.Request, state: Locked<State>) -> LoopbackHTTPServer.Behaviour {
+        guard let token = (try? JSONParser.parse(request.body))?["idToken"]?.stringValue else {
+            return failure(400, "MISSING_ID_TOKEN")
+        }
+        let user = state.withLock { s -> User? in s.idTokens[token].flatMap { s.users[$0] } }
+        guard let user else { return failure(400, "USER_NOT_FOUND") }
+        let body = JSONValue.object([
+            ("kind", "identitytoolkit#GetAccountInfoResponse"),
+            ("users", .array([.object([
+                ("localId", .string(user.localId)), ("createdAt", .string(String(user.createdAt * 1000))),
+                ("lastLoginAt", .string(String(user.authTime * 1000))),
+            ])])),
+        ])
+        return .respond(.json(body.serialized))
+    }
+
     struct RefreshRefusal: Error {
         let code: String
     }

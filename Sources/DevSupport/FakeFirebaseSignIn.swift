@@ -93,7 +93,7 @@ extension FakeFirebase {
             guard let localId = try? randomId(21), let refresh = try? randomId(48) else { return nil }
             TestLogs.register(refresh)
             user = User(localId: localId, appleSub: verified.subject, email: verified.email,
-                        emailVerified: verified.emailVerified, refreshToken: refresh, authTime: now)
+                        emailVerified: verified.emailVerified, refreshToken: refresh, authTime: now, createdAt: now)
             s.created += 1
             isNew = true
         }

@@ -227,11 +227,40 @@ import Testing
         #expect(again.status == 401)
         #expect(again.errorCode == "invalid_token")
         #expect(w.firebase.signInRequests == calls)
+        // A user Firebase made for the hung call is unknown here, but the call left its mark: the
+        // person's next sign-in reaches that user, made after the mark, and it is deleted.
+        #expect(try w.count("relay_sends") == 1)
         let fresh = try w.signInNew(sub: "apple-11", email: "eleven@example.org")
         #expect(fresh.status == 200, "\(fresh.stderr)")
-        // A user Firebase made for the hung call is unknown here: its next sign-in reaches it, it
-        // is not one this server made or knows, and it is left alone (docs/apple.md says so).
-        #expect(w.firebase.userCount == (accepted ? 1 : 0))
+        #expect(w.firebase.userCount == 0)
+        #expect(try w.count("relay_sends") == 0)
+        #expect(w.firebasePaths.contains { $0.hasSuffix("/v1/accounts:lookup") } == accepted)
+    }
+
+    /// A shared project's user that already had this Apple identity, reached by a call that got no
+    /// answer, is older than the mark: it is not the lost call's, and it is left alone.
+    @Test func aMarkNeverClaimsAnOlderUser() throws {
+        let w = try AppleWorld()
+        let existing = try w.firebase.addProjectUser(email: "old@example.org", appleSub: "apple-old")
+        w.firebase.setSignIn(.acceptThenHang(seconds: 3600))
+        #expect(try w.signInNew(sub: "apple-old", email: "old@example.org").body["startOver"] == true)
+        w.firebase.setSignIn(.normal)
+        let answer = try w.signInNew(sub: "apple-old", email: "old@example.org")
+        #expect(answer.status == 200)
+        #expect(w.firebase.userExists(existing))
+        #expect(!w.firebasePaths.contains { $0.hasSuffix("/v1/accounts:delete") })
+        #expect(try w.count("relay_cleanups") == 0)
+    }
+
+    /// Every answer that is handled, and every request that never left, clears its mark.
+    @Test func marksGoWithTheirAnswers() throws {
+        let w = try AppleWorld()
+        #expect(try w.signInNew(sub: "apple-mark-1").status == 200)
+        w.firebase.setSignIn(.error(status: 400, message: "INVALID_IDP_RESPONSE : no"))
+        #expect(try w.signInNew(sub: "apple-mark-2").status == 401)
+        w.firebase.setSignIn(.error(status: 503, message: "UNAVAILABLE"))
+        #expect(try w.signInNew(sub: "apple-mark-3").body["startOver"] == true)
+        #expect(try w.count("relay_sends") == 1)
     }
 
     /// When the request provably never reached Firebase (nothing listens), the nonce comes back.

@@ -21,11 +21,18 @@ public enum AppleSignIn {
         let tokenHash = SHA256.hash(Array(identityToken.utf8))
         // A token that passed the checks above costs a nonce row and (relay) a Firebase call, so
         // such attempts are counted per client, and given back when they turn out genuine.
-        let limits = context.config.limits.appleSignIn(client: context.client, secret: try context.rateLimitSecret())
+        let secret = try context.rateLimitSecret()
+        let limits = context.config.limits.appleSignIn(client: context.client, secret: secret)
+        let send = apple.mode == .relay
+            ? RelayUser.Send(nonceHash: token.nonceHash, subjectKey: RelaySends.subjectKey(token.subject, secret: secret))
+            : nil
         let claim = try db.transaction { () throws(FrontdoorError) -> Claim in
             // Kept while the token could still pass the expiry check, skew included.
             if try Nonces.claim(hash: token.nonceHash, until: token.expiresAt + policy.clockSkew, db: db) {
                 try RateLimits.hit(limits, db: db, now: context.now)
+                if let send {
+                    try RelaySends.mark(nonceHash: send.nonceHash, subjectKey: send.subjectKey, db: db, now: context.now)
+                }
                 return .fresh
             }
             // The same token and nonce again, after a 503 that kept what Firebase answered.
@@ -50,8 +57,8 @@ public enum AppleSignIn {
             case (.relay, _):
                 guard let firebase = context.config.firebase else { throw .internal("config: firebase: missing") }
                 identity = try relayIdentity(token, rawNonce: rawNonce, tokenHash: tokenHash, name: name,
-                                             firebase: firebase, context: context, afterwards: afterwards,
-                                             progress: progress)
+                                             firebase: firebase, send: send, context: context,
+                                             afterwards: afterwards, progress: progress)
             case (.direct, _):
                 identity = try directIdentity(
                     token, name: name, policy: policy, keysUrl: apple.keysUrl, context: context)
@@ -69,6 +76,8 @@ public enum AppleSignIn {
                 if !progress.firebaseMayHaveIt { Nonces.release(hash: token.nonceHash, db: db) }
                 _ = try? db.transaction { () throws(FrontdoorError) in try RateLimits.refund(limits, db: db, now: context.now) }
             }
+            // Only an answer nobody can know keeps the mark: a user Firebase may have made stays findable.
+            if case .fresh = claim, let send, !error.startsOver { try? RelaySends.clear(nonceHash: send.nonceHash, db: db) }
             if case .kept = claim {
                 // Another 503 leaves it for the next retry; any other answer ends it.
                 if retryInvited {
@@ -97,7 +106,7 @@ public enum AppleSignIn {
     /// answer names the same Apple `sub`, that token's claims (email included) can be trusted.
     static func relayIdentity(
         _ apple: AppleToken, rawNonce: String, tokenHash: [UInt8], name: String?, firebase: Config.Firebase,
-        context: RequestContext, afterwards: AppleAfterAnswer, progress: RelayProgress
+        send: RelayUser.Send?, context: RequestContext, afterwards: AppleAfterAnswer, progress: RelayProgress
     ) throws(FrontdoorError) -> ProviderIdentity {
         let relay = FirebaseRelay(firebase: firebase, client: context.httpClient())
         let sentAt = Clock.now()
@@ -110,7 +119,7 @@ public enum AppleSignIn {
             throw error
         }
         let adopted = try RelayUser.adopt(
-            signedIn, appleSubject: apple.subject, sentAt: sentAt, context: context
+            signedIn, appleSubject: apple.subject, sentAt: sentAt, send: send, relay: relay, context: context
         ) { pending in afterwards.pending = pending }
         guard adopted.namesApple else {
             throw .invalidToken("relay: firebase.identities apple.com is not the Apple token's sub")

@@ -135,6 +135,18 @@ public struct FirebaseRelay {
         }
     }
 
+    /// When the ID token's user was created, by `accounts:lookup` (`users[0].createdAt`, in
+    /// milliseconds); nil when that cannot be had.
+    public func createdAt(idToken: String) -> UnixTime? {
+        guard let response = try? send(
+            firebase.identityToolkitUrl + "/v1/accounts:lookup", json: .object([("idToken", .string(idToken))])),
+            response.status == 200, let json = try? JSONParser.parse(response.body),
+            let user = json["users"]?.arrayValue?.first
+        else { return nil }
+        let millis = user["createdAt"]?.stringValue.flatMap { Int64($0) } ?? user["createdAt"]?.int64Value
+        return millis.map { $0 / 1000 }
+    }
+
     /// A fresh ID token for the relay user (securetoken `/v1/token`). Throws when no answer came,
     /// or an answer that says nothing about the user (a 5xx, say).
     public func refresh(refreshToken: String) throws(FrontdoorError) -> Refreshed {

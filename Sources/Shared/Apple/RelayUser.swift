@@ -11,19 +11,44 @@ enum RelayUser {
         let namesApple: Bool
     }
 
+    /// This call's mark in `relay_sends`.
+    struct Send {
+        let nonceHash: [UInt8]
+        let subjectKey: [UInt8]
+    }
+
     /// Reads the ID token Firebase answered with (over TLS, from Firebase itself; its signature is
     /// checked later, before anything is trusted for the sign-in), and writes the clean-up record
     /// when the user is ours: it names the Apple `sub`, and Firebase made it for this call
-    /// (`isNewUser`) or it is a relay user whose record we still hold.
+    /// (`isNewUser`), or it is a relay user whose record we still hold, or it was created after an
+    /// earlier call for the same `sub` that never got its answer (`RelaySends`). This call's mark
+    /// goes either way: its answer is handled.
     static func adopt(
-        _ signedIn: FirebaseRelay.SignedIn, appleSubject: String, sentAt: UnixTime, context: RequestContext,
-        onPending: (RelayCleanup.Pending) -> Void
+        _ signedIn: FirebaseRelay.SignedIn, appleSubject: String, sentAt: UnixTime, send: Send?,
+        relay: FirebaseRelay, context: RequestContext, onPending: (RelayCleanup.Pending) -> Void
     ) throws(FrontdoorError) -> Adopted {
         let namesApple = Self.namesApple(idToken: signedIn.idToken, localId: signedIn.localId, appleSubject: appleSubject)
         let db = try context.database()
         var ours = namesApple && signedIn.isNewUser
         if namesApple && !ours { ours = try RelayCleanup.isKnown(localId: signedIn.localId, db: db) }
+        var lost = false
+        if namesApple && !ours, let send,
+            let marked = try RelaySends.earliest(subjectKey: send.subjectKey, besides: send.nonceHash, db: db),
+            let created = relay.createdAt(idToken: signedIn.idToken), created + RelaySends.clockSlack >= marked
+        {
+            ours = true
+            lost = true
+        }
+        // Firebase keeps one user per Apple `sub`: once one naming it is reached, every mark for the
+        // `sub` is settled (that user was the lost calls', or they made none).
         guard ours else {
+            if let send {
+                if namesApple {
+                    try RelaySends.clearSubject(send.subjectKey, db: db)
+                } else {
+                    try RelaySends.clear(nonceHash: send.nonceHash, db: db)
+                }
+            }
             SysLog.warning(
                 "frontdoor relay-user uid=\(signedIn.localId) result=not-ours new=\(signedIn.isNewUser) "
                     + "names-apple-sub=\(namesApple) (neither kept nor deleted: the relay needs a project of its own)")
@@ -34,10 +59,18 @@ enum RelayUser {
             deleteByTokenUntil: sentAt + RelayCleanup.deleteByTokenWindowSeconds)
         // A relay user exists from here on: whatever happens next, it is deleted after the answer.
         onPending(pending)
-        pending.recordId = try RelayCleanup.record(
-            localId: signedIn.localId, refreshToken: signedIn.refreshToken, sentAt: sentAt,
-            lease: RelayCleanup.ownerLease(context.config), db: db, now: Clock.now())
+        let lease = RelayCleanup.ownerLease(context.config)
+        pending.recordId = try db.transaction { () throws(FrontdoorError) -> Int64 in
+            let id = try RelayCleanup.record(
+                localId: signedIn.localId, refreshToken: signedIn.refreshToken, sentAt: sentAt, lease: lease, db: db,
+                now: Clock.now())
+            if let send { try RelaySends.clearSubject(send.subjectKey, db: db) }
+            return id
+        }
         onPending(pending)
+        if lost {
+            SysLog.info("frontdoor relay-user uid=\(signedIn.localId) result=found (made by a call that got no answer)")
+        }
         return Adopted(pending: pending, namesApple: true)
     }
 

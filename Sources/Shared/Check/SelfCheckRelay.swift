@@ -4,6 +4,8 @@
 public enum SelfCheckRelay {
     /// How many uids a finding names; the rest are counted.
     static let uidsShown = 10
+    /// A mark older than this is a call that will never be answered (a process lives minutes at most).
+    static let unansweredAfter: Int64 = 600
 
     static func findings(_ config: Config) -> [SelfCheck.Finding] {
         var out: [SelfCheck.Finding] = []
@@ -67,6 +69,18 @@ public enum SelfCheckRelay {
                     + "\(RelayCleanup.adminMaxAttempts) tries (syslog: relay-cleanup result=stuck): "
                     + "\(removeByHand); uids: " + list(stuck)))
         }
+        // A call sent and never answered may have made a user nobody knows (see `RelaySends`).
+        let lost = (try? db.query(
+            "SELECT count(*) FROM relay_sends WHERE sent_at <= ?", [.integer(Clock.now() - unansweredAfter)]))?
+            .first?.int(0) ?? 0
+        if lost > 0 {
+            out.append(SelfCheck.Finding(
+                ok: false,
+                text: "relay: \(lost) relay sign-ins got no answer after sending: Firebase may keep a user for each "
+                    + "(the person's next sign-in removes it); in the relay's own project every user older than ten "
+                    + "minutes is a leftover: remove them in the Firebase console (Authentication → Users), then run "
+                    + "frontdoor-check --forget-relay-users"))
+        }
         if past.count == 0 && stuck.count == 0 {
             let pending = (try? db.query("SELECT count(*) FROM relay_cleanups"))?.first?.int(0) ?? 0
             out.append(SelfCheck.Finding(
@@ -107,12 +121,13 @@ public enum SelfCheckRelay {
     }
 
     /// `frontdoor-check --forget-relay-users`: the operator removed them in the console; the
-    /// records past the window go. Returns their uids.
+    /// records past the window go, and the marks of calls never answered. Returns the uids.
     public static func forgetPastWindow(_ config: Config) throws(FrontdoorError) -> [String] {
         let db = try Database(path: config.databasePath)
         return try db.transaction { () throws(FrontdoorError) -> [String] in
             let rows = try db.query(
                 "DELETE FROM relay_cleanups WHERE state IN ('admin', 'stuck') RETURNING relay_uid")
+            try db.run("DELETE FROM relay_sends WHERE sent_at <= ?", [.integer(Clock.now() - unansweredAfter)])
             return rows.compactMap { $0.text(0) }
         }
     }

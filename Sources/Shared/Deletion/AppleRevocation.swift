@@ -13,6 +13,8 @@ public enum AppleRevocation {
         let token: AppleToken
         /// The deleted account's Apple `sub` that the token claimed.
         let subject: String
+        /// Relay mode: the mark of its `signInWithIdp`, written with the plan.
+        var relaySend: RelayUser.Send? = nil
     }
 
     enum Outcome {

@@ -19,10 +19,13 @@ struct RelayRevocation {
         // signInWithIdp, maybe Firebase's keys, revokeToken.
         guard after.hasTime(calls: 3) else { return .failed("no time left for the relay") }
         let sentAt = Clock.now()
+        let send = plan.relaySend
         let signedIn: FirebaseRelay.SignedIn
         do {
             signedIn = try relay.signInWithIdp(appleToken: plan.token.raw, rawNonce: plan.fresh.rawNonce)
         } catch {
+            // Only an answer nobody can know keeps the mark (see `RelaySends`).
+            if let send, !error.startsOver { try? RelaySends.clear(nonceHash: send.nonceHash, db: db) }
             // Without keeping the Apple token (it holds the email) there is nothing to retry with.
             let detail = error.detail ?? error.message
             return error.code == .invalidToken ? .mismatch(detail) : .failed(detail)
@@ -30,9 +33,9 @@ struct RelayRevocation {
         var pending: RelayCleanup.Pending?
         let adopted: RelayUser.Adopted
         do {
-            adopted = try RelayUser.adopt(signedIn, appleSubject: plan.subject, sentAt: sentAt, context: context) {
-                pending = $0
-            }
+            adopted = try RelayUser.adopt(
+                signedIn, appleSubject: plan.subject, sentAt: sentAt, send: send, relay: relay, context: context
+            ) { pending = $0 }
         } catch {
             if let pending { RelayCleanup.finish(pending, deleter: deleter, db: db) { after.hasTime(calls: 2) } }
             return .failed("relay clean-up record not written: not revoking without it")

@@ -175,6 +175,11 @@ public final class CurlHTTPClient: HTTPClient {
         }
     }
 
+    /// The same, by libcurl's number for the code (tests, which do not import CCurl).
+    static func neverSent(code: Int, reachedTransfer: Bool) -> Bool {
+        neverSent(CURLcode(rawValue: UInt32(clamping: code)), reachedTransfer: reachedTransfer)
+    }
+
     /// A method or header that could smuggle a second line into the request is a bug, not input.
     private static func validate(_ request: HTTPRequest) throws(FrontdoorError) {
         let token = { (c: UInt8) in c > 0x20 && c < 0x7F && !"()<>@,;:\\\"/[]?={}".utf8.contains(c) }

@@ -22,6 +22,9 @@ public enum Housekeeping {
             DELETE FROM relay_attempts WHERE nonce_hash IN
               (SELECT nonce_hash FROM relay_attempts WHERE expires_at <= ? LIMIT ?)
             """),
+        ("relay_sends", """
+            DELETE FROM relay_sends WHERE nonce_hash IN (SELECT nonce_hash FROM relay_sends WHERE expires_at <= ? LIMIT ?)
+            """),
         ("oauth_tokens", """
             DELETE FROM oauth_tokens WHERE cache_key IN (SELECT cache_key FROM oauth_tokens WHERE expires_at <= ? LIMIT ?)
             """),

@@ -165,7 +165,10 @@ enum Migrations {
     /// later step failed, sealed with a key only the phone's raw nonce gives, so the phone's retry
     /// completes without sending Firebase the credential it already took. `oauth_tokens` caches
     /// the service account's access token for its life. A revocation remembers its Apple `sub`
-    /// only as an HMAC, so a direct-mode retry can bind the code to the account.
+    /// only as an HMAC, so a direct-mode retry can bind the code to the account. `relay_sends`
+    /// marks each `signInWithIdp` until its answer is handled: one never answered (a time-out after
+    /// sending, a process killed) may have made a user nobody knows, which the same person's next
+    /// sign-in then reaches and can recognise by its creation time.
     static let relayWindow = """
         ALTER TABLE relay_cleanups ADD COLUMN state TEXT NOT NULL DEFAULT 'token';  -- token | admin | stuck
         ALTER TABLE relay_cleanups ADD COLUMN delete_by_token_until INTEGER NOT NULL DEFAULT 0;
@@ -183,6 +186,14 @@ enum Migrations {
           expires_at INTEGER NOT NULL
         ) STRICT, WITHOUT ROWID;
         CREATE INDEX relay_attempts_expiry ON relay_attempts(expires_at);
+        CREATE TABLE relay_sends (             -- a signInWithIdp sent and not yet answered, or never answered
+          nonce_hash BLOB PRIMARY KEY,         -- the sign-in's (or the revocation's) nonce
+          subject_key BLOB NOT NULL,           -- HMAC of the Apple sub with the rate-limit secret, never the sub
+          sent_at INTEGER NOT NULL,            -- just before sending: a user Firebase made for it is no older
+          expires_at INTEGER NOT NULL
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX relay_sends_subject ON relay_sends(subject_key);
+        CREATE INDEX relay_sends_expiry ON relay_sends(expires_at);
         CREATE TABLE oauth_tokens (            -- the service account's access token (firebase.serviceAccountFile)
           cache_key TEXT PRIMARY KEY,          -- token URL, account and scope
           access_token TEXT NOT NULL,
