@@ -57,13 +57,15 @@ check "the example config is valid JSON naming the data folder" "grep -q '/var/l
 
 # Drive the installed nginx files: a development provider plays Google.
 free_port() { local p; while :; do p=$((20000 + RANDOM % 20000)); (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }; done; }
-port=$(free_port); dev_port=$(free_port)
+port=$(free_port); dev_port=$(free_port); smtp_port=$(free_port)
 bin=$dest/usr/local/libexec/frontdoor
 release_bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
 dev=$release_bin/frontdoor-dev
-"$dev" config --database "$work/frontdoor.sqlite3" --provider "http://127.0.0.1:$dev_port" >"$work/config.json"
+# Its own mail port too: a `make run` elsewhere on the box holds the default 8025.
+"$dev" config --database "$work/frontdoor.sqlite3" --provider "http://127.0.0.1:$dev_port" --smtp-port "$smtp_port" \
+    >"$work/config.json"
 chmod 600 "$work/config.json"
-setsid "$dev" serve --port "$dev_port" </dev/null >"$work/dev.log" 2>&1 &
+setsid "$dev" serve --port "$dev_port" --smtp-port "$smtp_port" </dev/null >"$work/dev.log" 2>&1 &
 echo $! >"$work/dev.pid"
 for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$dev_port/google/token?sub=probe" && break; sleep 0.05; done
 # The example route of the app (not installed) behind the installed protect snippet.

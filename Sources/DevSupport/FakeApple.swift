@@ -10,6 +10,10 @@ public final class FakeApple: @unchecked Sendable {
     public static let keysPath = "/apple/auth/keys"
     public static let tokenPath = "/apple/auth/token"
     public static let revokePath = "/apple/auth/revoke"
+    /// Apple's identity tokens live a day (`exp - iat = 86400`): dated decoded samples in public
+    /// threads (supertokens/supertokens-node#580, invertase/react-native-apple-authentication#312)
+    /// since early 2021; ten minutes before that.
+    public static let tokenLifetime: Int64 = 86_400
 
     /// The team's Sign in with Apple key: its id is the key's `kid`.
     public struct Team: Sendable {
@@ -25,8 +29,9 @@ public final class FakeApple: @unchecked Sendable {
         var keys: [SigningKey]
         var fetches = 0
         var team: Team?
-        /// Authorization codes issued and not yet used, to their client id.
-        var codes: [String: String] = [:]
+        /// Authorization codes issued and not yet used, to their client id and the Apple `sub`
+        /// they were issued for.
+        var codes: [String: (clientId: String, sub: String)] = [:]
         var refreshTokens: [String: String] = [:]
         /// Codes exchanged and refresh tokens revoked, in order.
         var exchanged: [String] = []
@@ -61,11 +66,12 @@ public final class FakeApple: @unchecked Sendable {
     public func setTeam(_ team: Team) { state.withLock { $0.team = team } }
     public func setRevoke(_ behaviour: FakeFirebase.SignInBehaviour) { state.withLock { $0.revoke = behaviour } }
 
-    /// A fresh authorization code for `clientId`, as Apple hands the phone one.
-    public func issueCode(clientId: String = FakeApple.bundleId) throws -> String {
+    /// A fresh authorization code for `clientId`, as Apple hands the phone one, for the Apple
+    /// account `sub` (the `sub` of the ID token the token endpoint answers the code with).
+    public func issueCode(clientId: String = FakeApple.bundleId, sub: String = "unnamed-apple-sub") throws -> String {
         let code = "c" + Hex.encode(try SecureRandom.bytes(16)) + ".0.mrqs."
             + Base64URL.encode(try SecureRandom.bytes(12))
-        state.withLock { $0.codes[code] = clientId }
+        state.withLock { $0.codes[code] = (clientId, sub) }
         return code
     }
 
@@ -83,7 +89,7 @@ public final class FakeApple: @unchecked Sendable {
     ) throws -> String {
         guard let key = key ?? keys.first else { throw FakeGoogle.FakeError.noKey }
         var claims: [(String, JSONValue)] = [
-            ("iss", .string(Self.issuer)), ("aud", .string(audience)), ("exp", .number(Double(now + 600))),
+            ("iss", .string(Self.issuer)), ("aud", .string(audience)), ("exp", .number(Double(now + FakeApple.tokenLifetime))),
             ("iat", .number(Double(now))), ("sub", .string(sub)),
             ("c_hash", .string(code.map(Self.codeHash) ?? "fake-c-hash")),
             ("auth_time", .number(Double(now))), ("nonce_supported", true),
@@ -116,6 +122,7 @@ public final class FakeApple: @unchecked Sendable {
             return .respond(.json(JWTMinter.jwks(keys), headers: [("Cache-Control", "max-age=86400")]))
         }
         guard path.hasSuffix(tokenPath) || path.hasSuffix(revokePath) else { return nil }
+        let keys = state.current.keys
         guard request.method == "POST", request.header("content-type") == "application/x-www-form-urlencoded" else {
             return failure("invalid_request")
         }
@@ -124,27 +131,37 @@ public final class FakeApple: @unchecked Sendable {
             clientSecretIsValid(secret, clientId: clientId, state: state)
         else { return failure("invalid_client") }
         return path.hasSuffix(tokenPath)
-            ? exchange(form, clientId: clientId, state: state) : revoke(form, state: state)
+            ? exchange(form, clientId: clientId, keys: keys, state: state) : revoke(form, state: state)
     }
 
-    static func exchange(_ form: [String: String], clientId: String, state: Locked<State>)
+    /// The code for tokens. The `id_token` names the Apple account the code was issued for; like
+    /// the real ones from a code exchange it carries `at_hash`, not `c_hash`
+    /// (supertokens/supertokens-node#580).
+    static func exchange(_ form: [String: String], clientId: String, keys: [SigningKey], state: Locked<State>)
         -> LoopbackHTTPServer.Behaviour
     {
         guard form["grant_type"] == "authorization_code", let code = form["code"] else {
             return failure("unsupported_grant_type")
         }
-        let refresh = state.withLock { s -> String? in
-            guard s.codes[code] == clientId else { return nil }
+        let issued = state.withLock { s -> (refresh: String, sub: String)? in
+            guard let owner = s.codes[code], owner.clientId == clientId else { return nil }
             s.codes[code] = nil
             guard let token = try? "r" + Hex.encode(SecureRandom.bytes(16)) + ".0.mrqs" else { return nil }
             s.refreshTokens[code] = token
             s.exchanged.append(code)
-            return token
+            return (token, owner.sub)
         }
-        guard let refresh else { return failure("invalid_grant") }
+        guard let issued, let key = keys.first else { return failure("invalid_grant") }
+        let now = Clock.now()
+        let claims: [(String, JSONValue)] = [
+            ("iss", .string(issuer)), ("aud", .string(clientId)), ("exp", .number(Double(now + tokenLifetime))),
+            ("iat", .number(Double(now))), ("sub", .string(issued.sub)), ("at_hash", "fake-at-hash"),
+            ("auth_time", .number(Double(now))),
+        ]
+        guard let idToken = try? JWTMinter.mint(claims: claims, key: key) else { return failure("server_error") }
         let body = JSONValue.object([
             ("access_token", "fake-access-token"), ("token_type", "Bearer"), ("expires_in", 3600),
-            ("refresh_token", .string(refresh)),
+            ("refresh_token", .string(issued.refresh)), ("id_token", .string(idToken)),
         ])
         return .respond(.json(body.serialized))
     }
@@ -161,7 +178,7 @@ public final class FakeApple: @unchecked Sendable {
         switch behaviour {
         case .hang(let seconds): return .hang(seconds: seconds)
         case .error(let status, let message): return .respond(.json(#"{"error":"\#(message)"}"#, status: status))
-        case .normal, .omitIdToken: return .respond(LoopbackHTTPServer.Response(status: 200))
+        default: return .respond(LoopbackHTTPServer.Response(status: 200))
         }
     }
 

@@ -9,11 +9,14 @@ let usage = """
     usage: frontdoor-check [--config PATH] [--hosts FILE] [--routes ipv4=yes|no,ipv6=yes|no] [--timeout SECONDS]
                            [--nginx DIR]
            frontdoor-check --prune [--config PATH]
+           frontdoor-check --forget-relay-users [--config PATH]
     The config is PATH, else $AUTH_CONFIG, else /etc/frontdoor/config.json.
     --nginx is nginx's configuration folder (default /etc/nginx): with snippets/frontdoor-protect.conf
     installed, some file there must define its internal session-check location.
     --hosts answers name lookups from FILE (lines: host A|AAAA address) instead of DNS;
     --routes says which routes this host has instead of asking the kernel.
+    --forget-relay-users drops the records of relay users past the deletion window, once they
+    have been removed in the Firebase console (Authentication, Users), and prints their uids.
     Exit status: 0 when every check passed, 1 when one failed, 2 for a usage error.
     """
 
@@ -50,6 +53,7 @@ let routesText = arguments.take("--routes")
 let timeout = arguments.take("--timeout").flatMap(Double.init) ?? 5
 let nginxDirectory = arguments.take("--nginx") ?? "/etc/nginx"
 let prune = arguments.flag("--prune")
+let forgetRelayUsers = arguments.flag("--forget-relay-users")
 guard arguments.rest.isEmpty else {
     print(usage)
     exit(2)
@@ -75,6 +79,22 @@ if prune {
         print("✗ prune: \(error.detail ?? error.message)")
     } catch {
         print("✗ prune: \(error)")
+    }
+    exit(1)
+}
+
+if forgetRelayUsers {
+    do {
+        let config = try Config.load(environment: ["AUTH_CONFIG": configPath])
+        let uids = try SelfCheckRelay.forgetPastWindow(config)
+        print("✓ forgot \(uids.count) relay users past the deletion window" + (uids.isEmpty ? "" : ": " + uids.joined(separator: ", ")))
+        exit(0)
+    } catch let error as ConfigError {
+        print("✗ config \(configPath): \(error)")
+    } catch let error as FrontdoorError {
+        print("✗ forget-relay-users: \(error.detail ?? error.message)")
+    } catch {
+        print("✗ forget-relay-users: \(error)")
     }
     exit(1)
 }

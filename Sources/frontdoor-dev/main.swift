@@ -29,15 +29,16 @@ case "serve":
     }
 case "config":
     guard let database = option("--database", in: arguments), let provider = option("--provider", in: arguments) else {
-        fail("usage: frontdoor-dev config --database PATH --provider URL")
+        fail("usage: frontdoor-dev config --database PATH --provider URL [--smtp-port N]")
     }
-    print(DevProvider.config(databasePath: database, providerURL: provider).serialized)
+    let smtpPort = option("--smtp-port", in: arguments).flatMap(Int.init) ?? DevProvider.smtpPort
+    print(DevProvider.config(databasePath: database, providerURL: provider, smtpPort: smtpPort).serialized)
 case "usage":
     let port = option("--port", in: arguments) ?? "8080"
     let provider = option("--provider", in: arguments) ?? "http://127.0.0.1:8081"
     print(DevProvider.usage(port: port, providerURL: provider))
 default:
     fail(
-        "usage: frontdoor-dev serve --port N [--smtp-port N] | config --database PATH --provider URL "
+        "usage: frontdoor-dev serve --port N [--smtp-port N] | config --database PATH --provider URL [--smtp-port N] "
             + "| usage --port N --provider URL")
 }

@@ -13,6 +13,9 @@ final class AppleWorld: @unchecked Sendable {
     let apple: FakeApple
     let firebase: FakeFirebase
     let mode: String
+    /// Set by `useServiceAccount()`: the config names it as `firebase.serviceAccountFile`.
+    private(set) var serviceAccountFile: String?
+    static let serviceAccountEmail = "relay-cleaner@frontdoor-relay.iam.gserviceaccount.com"
 
     init(mode: String = "relay", config extra: [(String, JSONValue)] = []) throws {
         let apple = try FakeApple(keys: [try TestKeys.rsa("apple-1")])
@@ -38,7 +41,8 @@ final class AppleWorld: @unchecked Sendable {
                 ("projectId", .string(FakeFirebase.projectId)), ("apiKey", .string(apiKey)),
                 ("identityToolkitUrl", .string(firebase.identityToolkitURL)),
                 ("securetokenUrl", .string(firebase.securetokenURL)), ("certsUrl", .string(firebase.certsURL)),
-            ])),
+                ("oauthTokenUrl", .string(firebase.oauthTokenURL)),
+            ] + (serviceAccountFile.map { [("serviceAccountFile", JSONValue.string($0))] } ?? []))),
             ("http", .object([
                 ("connectTimeoutSeconds", 1), ("totalTimeoutSeconds", .number(Self.totalTimeout)),
             ])),
@@ -48,6 +52,21 @@ final class AppleWorld: @unchecked Sendable {
 
     func writeConfig(_ extra: [(String, JSONValue)] = [], apiKey: String = FakeFirebase.apiKey) throws {
         try h.writeConfig(configMembers(apiKey: apiKey) + extra)
+    }
+
+    /// Gives the relay a service account (a key file on disk, mode 0600, and the fake OAuth
+    /// endpoint told its public key) and rewrites the config with `extra`.
+    func useServiceAccount(_ extra: [(String, JSONValue)] = []) throws {
+        let key = try TestKeys.rsa("service-account-1")
+        firebase.setServiceAccount(email: Self.serviceAccountEmail, key: key)
+        let file = h.dir + "/service-account.json"
+        try h.writeText(file, try FakeFirebase.serviceAccountJSON(email: Self.serviceAccountEmail, key: key))
+        // The PEM's lines, for the log scan (a secret with a newline is not recorded whole).
+        for line in try key.privateKeyPEM().split(separator: "\n") where !line.hasPrefix("-----") {
+            TestLogs.register(String(line))
+        }
+        serviceAccountFile = file
+        try writeConfig(extra)
     }
 
     /// A fresh raw nonce, as the phone makes one.

@@ -63,7 +63,7 @@ final class TokenEndpoint: @unchecked Sendable {
     func prepare() throws {
         guard let deletion else { return }
         session = try deletion.appleAccount(Self.deletionSubject, email: "victim@example.org").session
-        code = try deletion.apple.issueCode()
+        code = try deletion.apple.issueCode(sub: Self.deletionSubject)
     }
 
     /// Revocations that reached Apple or the relay's `revokeToken`: a hostile token must make none.

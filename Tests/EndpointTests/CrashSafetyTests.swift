@@ -22,12 +22,13 @@ import Testing
     @Test func killedSignInsLeaveAWholeStore() throws {
         var random = SeededRandom.fromEnvironment("CrashSafetyTests")
         let kills = environmentInt("FRONTDOOR_KILLS", 100)
-        // Every request comes from 127.0.0.1, and a login killed before its answer rightly keeps
-        // its attempt counted: the limits would refuse the later checks, not the store.
+        // Every request comes from 127.0.0.1, and a login or an Apple sign-in killed before its
+        // answer rightly keeps its attempt counted: the limits would refuse the later checks, not
+        // the store.
         let world = try AppleWorld(mode: "relay", config: [
             ("limits", .object([
                 ("registrationsPerClientPerHour", 100_000), ("loginFailuresPerClient", 100_000),
-                ("loginFailuresPerEmail", 1000),
+                ("loginFailuresPerEmail", 1000), ("appleFailuresPerClientPerHour", 100_000),
             ])),
         ])
         let h = world.h

@@ -8,7 +8,8 @@ import Testing
         let d = try DeletionWorld()
         let code = try d.apple.issueCode()
         let nonce = AppleWorld.nonce()
-        let stale = try d.apple.token(sub: "apple-nr", rawNonce: nonce, now: Clock.now() - 3600, code: code)
+        let stale = try d.apple.token(
+            sub: "apple-nr", rawNonce: nonce, now: Clock.now() - FakeApple.tokenLifetime - 3600, code: code)
         let otherApp = try d.apple.token(sub: "apple-nr", rawNonce: nonce, audience: "com.other.app", code: code)
         let bodies: [(String, String)] = [
             ("no body", "{}"),
@@ -126,6 +127,41 @@ import Testing
         #expect(try d.h.count("relay_cleanups") == 0)
     }
 
+    /// Issue 15, point 1, for the revocation that holds its relay user until `revokeToken` is
+    /// retried: it waits only while the user can still delete itself after, and past that it
+    /// gives up and the user is cleaned up like any other.
+    @Test func aRelayRevocationWaitsOnlyWhileItsRelayUserCanStillBeDeleted() throws {
+        let d = try DeletionWorld()
+        let (session, _) = try d.appleAccount("apple-hold")
+        d.firebase.setRevoke(.error(status: 503, message: "UNAVAILABLE"))
+        #expect(try d.delete(session, body: try d.freshBody(sub: "apple-hold").body).status == 200)
+        let db = try d.h.database()
+        let held = try #require(try db.query(
+            """
+            SELECT r.retry_until, c.next_attempt_at, c.delete_by_token_until FROM apple_revocations r
+            JOIN relay_cleanups c ON c.id = r.relay_cleanup_id
+            """).first)
+        let (retryUntil, holdUntil, windowEnd) = (held.int(0) ?? 0, held.int(1) ?? 0, held.int(2) ?? 0)
+        #expect(retryUntil <= windowEnd - 60)
+        #expect(holdUntil == retryUntil)
+        #expect(d.firebase.userCount == 1)
+
+        // The window has passed: the retry revokes nothing and the user is past its window too.
+        d.firebase.setRevoke(.normal)
+        try db.run("UPDATE relay_cleanups SET delete_by_token_until = ?", [.integer(Clock.now() + 30)])
+        try db.run("UPDATE apple_revocations SET next_attempt_at = 0")
+        let (later, _) = try d.googleAccount("g-hold-later")
+        #expect(try d.delete(later).status == 200)
+        let row = try d.revocationRow()
+        #expect(row.state == "failed")
+        #expect(row.detail?.contains("window") == true)
+        #expect(!row.keepsSecrets)
+        #expect(d.firebase.revocations.count == 1)
+        // What was left of its window went to deleting it.
+        #expect(d.firebase.userCount == 0)
+        #expect(try d.h.count("relay_cleanups") == 0)
+    }
+
     @Test func aRetryWindowThatPassedDropsTheSecrets() throws {
         let d = try DeletionWorld()
         let (session, _) = try d.appleAccount("apple-expire")
@@ -158,17 +194,81 @@ import Testing
         #expect(d.firebase.requests.isEmpty)
     }
 
-    @Test func directModeChecksSubAndCodeHashBeforeAnyExchange() throws {
+    /// Issue 15, point 6: in direct mode the code is bound to the account by the `sub` of the ID
+    /// token Apple's token endpoint returns for it, whatever the fresh token's `c_hash` says.
+    @Test func directModeBindsTheCodeByTheTokenEndpointsSubWhateverCHashSays() throws {
         let d = try DeletionWorld(mode: "direct")
         let (first, _) = try d.appleAccount("apple-direct-2")
         let mismatch = try d.delete(first, body: try d.freshBody(sub: "apple-direct-other").body)
         #expect(mismatch.body["appleRevocation"] == "identity_mismatch")
+
+        // A c_hash of another code, but the code is this account's: revoked, and the c_hash noted.
         let (second, _) = try d.appleAccount("apple-direct-2")
         let wrongHash = try d.freshBody(sub: "apple-direct-2", codeHashOf: try d.apple.issueCode())
         #expect(try d.delete(second, body: wrongHash.body).body["appleRevocation"] == "scheduled")
-        #expect(try d.revocationRow().state == "mismatch")
-        #expect(d.apple.exchangedCodes.isEmpty)
-        #expect(d.apple.revokedTokens.isEmpty)
+        let revoked = try d.revocationRow()
+        #expect(revoked.state == "revoked", "\(revoked.detail ?? "")")
+        #expect(revoked.detail == "c_hash does not match the authorization code")
+        #expect(d.apple.revokedTokens.count == 1)
+        try d.h.database().run("DELETE FROM apple_revocations")
+
+        // Another Apple account's code, with a c_hash that matches it: exchanged, not revoked.
+        let (third, _) = try d.appleAccount("apple-direct-2")
+        let foreign = try d.apple.issueCode(sub: "apple-direct-someone-else")
+        let stolen = try d.freshBody(sub: "apple-direct-2", code: foreign)
+        #expect(try d.delete(third, body: stolen.body).body["appleRevocation"] == "scheduled")
+        let refused = try d.revocationRow()
+        #expect(refused.state == "mismatch")
+        #expect(refused.detail?.contains("another Apple account") == true)
+        #expect(!refused.keepsSecrets)
+        #expect(d.apple.exchangedCodes.last == foreign)
+        #expect(d.apple.revokedTokens.count == 1)
+    }
+
+    /// A retry of the exchange binds the code the same way, from an HMAC of the account's `sub`.
+    @Test func aDirectRetryAfterAFailedExchangeStillChecksTheSub() throws {
+        let d = try DeletionWorld(mode: "direct")
+        let (session, _) = try d.appleAccount("apple-direct-retry")
+        let healthy = d.apple.tokenURL
+        var config = String(decoding: FileIO.readFile(d.h.configPath) ?? [], as: UTF8.self)
+        let down = "http://127.0.0.1:\(try Stack.freePort())" + FakeApple.tokenPath
+        config = config.replacing("\"\(healthy)\"", with: "\"\(down)\"")
+        try d.h.writeText(d.h.configPath, config)
+        let fresh = try d.freshBody(sub: "apple-direct-retry")
+        #expect(try d.delete(session, body: fresh.body).body["appleRevocation"] == "scheduled")
+        let waiting = try d.h.database().query(
+            "SELECT state, subject_hash IS NOT NULL, code IS NOT NULL FROM apple_revocations").first
+        #expect(waiting?.text(0) == "retry")
+        #expect(waiting?.int(1) == 1)
+        #expect(waiting?.int(2) == 1)
+        try d.h.writeText(d.h.configPath, config.replacing("\"\(down)\"", with: "\"\(healthy)\""))
+        try d.h.database().run("UPDATE apple_revocations SET next_attempt_at = 0")
+        let (later, _) = try d.googleAccount("g-direct-later")
+        #expect(try d.delete(later).status == 200)
+        let row = try d.revocationRow()
+        #expect(row.state == "revoked", "\(row.detail ?? "")")
+        #expect(!row.keepsSecrets)
+        #expect(try d.h.database().query("SELECT subject_hash FROM apple_revocations").first?[0] == .null)
+    }
+
+    /// Relay mode keeps the c_hash gate (native tokens carry one, per every decoded sample) and
+    /// makes each refusal visible: the row's detail, syslog, and `frontdoor-check`'s count.
+    @Test(arguments: [true, false])
+    func aRelayRevocationWithoutAMatchingCHashRevokesNothingVisibly(_ present: Bool) throws {
+        let d = try DeletionWorld()
+        let (session, _) = try d.appleAccount("apple-chash-2")
+        let code = try d.apple.issueCode(sub: "apple-chash-2")
+        let nonce = AppleWorld.nonce()
+        let token = try d.apple.token(
+            sub: "apple-chash-2", rawNonce: nonce, code: code, overrides: present ? [] : [("c_hash", .null)])
+        let body = try d.freshBody(sub: "apple-chash-2", code: code, codeHashOf: present ? try d.apple.issueCode() : nil,
+                                   token: present ? nil : token, nonce: present ? nil : nonce)
+        #expect(try d.delete(session, body: body.body).body["appleRevocation"] == "scheduled")
+        let row = try d.revocationRow()
+        #expect(row.state == "mismatch")
+        #expect(row.detail?.hasPrefix("c_hash") == true)
+        #expect(d.firebase.revocations.isEmpty)
+        #expect(d.firebase.userCount == 0)
     }
 
     @Test func directModeKeepsOnlyTheRefreshTokenWhenTheRevokeHangs() throws {

@@ -60,7 +60,7 @@ final class DeletionWorld: @unchecked Sendable {
     /// code's `c_hash` in the token.
     func freshBody(sub: String, code: String? = nil, codeHashOf: String? = nil, token: String? = nil,
                    nonce: String? = nil) throws -> (body: String, code: String) {
-        let code = try code ?? apple.issueCode()
+        let code = try code ?? apple.issueCode(sub: sub)
         let raw = nonce ?? AppleWorld.nonce()
         let idToken = try token ?? apple.token(sub: sub, rawNonce: raw, code: codeHashOf ?? code)
         let body = JSONValue.object([

@@ -72,15 +72,47 @@ import Testing
         // One outbound call of 2 s at most before the answer and a little tidying after it
         // (about 3 s), far from the hour a hanging service would take.
         #expect(seconds < 10 * (AppleWorld.totalTimeout + 1), "\(label): \(seconds) s")
-        for table in ["accounts", "identities", "sessions", "tickets", "nonces", "relay_cleanups"] {
+        for table in ["accounts", "identities", "sessions", "tickets", "relay_cleanups"] {
             #expect(try endpoint.h.count(table) == 0, "\(label): \(table) written")
         }
+        // Issue 15: once signInWithIdp may have reached Firebase, the credential may be spent
+        // there. Before that, the nonce comes back; after Firebase answered, its answer is kept
+        // (sealed) so the same token completes; when nobody can know, the phone starts over.
+        let expect = Self.expectation(service, fault)
+        #expect(try endpoint.h.count("nonces") == (expect == .nonceBack ? 0 : 1), "\(label): nonces")
+        #expect(try endpoint.h.count("relay_attempts") == (expect == .kept ? 1 : 0), "\(label): relay_attempts")
+        #expect((answer.body["startOver"] == true) == (expect == .startOver), "\(label): startOver")
 
-        // Well again: the same token and nonce sign in, once.
         try writeConfig(endpoint, service, faultURL: nil, extra: [http])
+        let calls = endpoint.apple?.firebase.signInRequests ?? 0
         let retry = try endpoint.send(token, rawNonce: nonce)
-        #expect(retry.status == 200, "\(label), retry: \(retry.rawBody) \(retry.stderr)")
+        if expect == .startOver {
+            // The same token and nonce are refused before Firebase is asked; a new sign-in works.
+            #expect(retry.status == 401, "\(label), retry: \(retry.rawBody)")
+            #expect(endpoint.apple?.firebase.signInRequests == calls, "\(label)")
+            let nonce2 = AppleWorld.nonce()
+            let forge2 = Forge(key: endpoint.key, claims: endpoint.claims(rawNonce: nonce2), now: Clock.now())
+            let again = try endpoint.send(try forge2.sign(claims: [("sub", .string("fault-\(service)-\(fault)"))]),
+                                          rawNonce: nonce2)
+            #expect(again.status == 200, "\(label), new sign-in: \(again.rawBody) \(again.stderr)")
+        } else {
+            // Well again: the same token and nonce sign in, once (from what was kept: no second signInWithIdp).
+            #expect(retry.status == 200, "\(label), retry: \(retry.rawBody) \(retry.stderr)")
+            if expect == .kept { #expect(endpoint.apple?.firebase.signInRequests == calls, "\(label)") }
+        }
         #expect(try endpoint.h.count("accounts") == 1)
+    }
+
+    enum Expectation { case nonceBack, kept, startOver }
+
+    /// What the phone may do after the fault: send the same token again (the nonce came back, or
+    /// Firebase's answer was kept), or begin a new Apple sign-in.
+    static func expectation(_ service: Service, _ fault: Fault) -> Expectation {
+        switch service {
+        case .identityToolkit: fault == .refuse ? .nonceBack : .startOver
+        case .securetokenKeys: .kept
+        case .googleKeys, .appleKeys: .nonceBack
+        }
     }
 
     /// What the healthy service would answer, for the oversized fault to pad.

@@ -24,6 +24,16 @@ enum StoreInvariants {
               AND c.ticket_hash NOT IN (SELECT ticket_hash FROM email_tickets)
             """).first?.int(0)
         if strayCodes != 0 { found.append("email_codes: \(strayCodes ?? -1) rows without their ticket") }
+        // A relay sign-in kept for the phone's retry is kept under its spent nonce, never without it.
+        let strayAttempts = try db.query(
+            "SELECT count(*) FROM relay_attempts WHERE nonce_hash NOT IN (SELECT nonce_hash FROM nonces)").first?.int(0)
+        if strayAttempts != 0 { found.append("relay_attempts: \(strayAttempts ?? -1) rows without their nonce") }
+        // Every relay user record is in a state the clean-up knows, and past the window holds no token.
+        let badRelay = try db.query("""
+            SELECT count(*) FROM relay_cleanups
+            WHERE state NOT IN ('token', 'admin', 'stuck') OR (state != 'token' AND refresh_token IS NOT NULL)
+            """).first?.int(0)
+        if badRelay != 0 { found.append("relay_cleanups: \(badRelay ?? -1) rows in no state or past the window with a token") }
         // Made by a provider sign-in: its identity went in with it. Made by signin-email: its password.
         let halfMade = try db.query("""
             SELECT count(*) FROM accounts a

@@ -53,8 +53,12 @@ import Testing
             try AppleToken.precheck(token, rawNonce: raw, bundleIds: ["com.other"], now: now)
         }
         #expect(throws: FrontdoorError.invalidToken("")) {
-            try AppleToken.precheck(token, rawNonce: raw, bundleIds: [FakeApple.bundleId], now: now + 3600)
+            try AppleToken.precheck(
+                token, rawNonce: raw, bundleIds: [FakeApple.bundleId], now: now + FakeApple.tokenLifetime + 61)
         }
+        // A day less a second after it was made, Apple's token is still good (it lives 24 hours).
+        #expect(try AppleToken.precheck(
+            token, rawNonce: raw, bundleIds: [FakeApple.bundleId], now: now + FakeApple.tokenLifetime - 1).subject == "s")
     }
 
     @Test func formEncodingKeepsOnlyUnreservedBytes() {
@@ -76,9 +80,15 @@ import Testing
         #expect(!FirebaseRelay.refusesToken("CONFIGURATION_NOT_FOUND"))
     }
 
+    /// Inside the deletion window the waits stay short (the window is four minutes); past it the
+    /// Admin API's grow to six hours, and are bounded by a number of tries, not by time.
     @Test func backoffGrowsAndIsCapped() {
-        #expect(RelayCleanup.backoff(attempts: 1) == 60)
-        #expect(RelayCleanup.backoff(attempts: 2) == 120)
-        #expect(RelayCleanup.backoff(attempts: 100) == 86_400)
+        #expect(RelayCleanup.backoff(attempts: 1) == 15)
+        #expect(RelayCleanup.backoff(attempts: 2) == 30)
+        #expect(RelayCleanup.backoff(attempts: 100) == 60)
+        #expect(RelayCleanup.adminBackoff(attempts: 1) == 60)
+        #expect(RelayCleanup.adminBackoff(attempts: 2) == 120)
+        #expect(RelayCleanup.adminBackoff(attempts: 100) == 21_600)
+        #expect(RelayCleanup.deleteByTokenWindowSeconds < FakeFirebase.recentSignInSeconds)
     }
 }

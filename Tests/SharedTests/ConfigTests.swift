@@ -22,6 +22,22 @@ import Testing
         #expect(config.apple == nil && config.firebase == nil && config.mail == nil)
     }
 
+    /// Issue 15: the optional service account is a secret file; its token URL is an outbound URL
+    /// like every other (TLS, or loopback), asked only when there is a service account.
+    @Test func theServiceAccountKeys() throws {
+        let base = #"{"databasePath": "/tmp/x.sqlite3", "apple": {"bundleIds": ["b"]}, "firebase": {"projectId": "p", "apiKey": "k""#
+        let without = try parse(base + "}}")
+        #expect(without.firebase?.serviceAccountFile == nil)
+        #expect(without.firebase?.oauthTokenUrl == "https://oauth2.googleapis.com/token")
+        #expect(!without.outboundURLs.contains { $0.key == "firebase.oauthTokenUrl" })
+        let with = try parse(base + #", "serviceAccountFile": "/etc/frontdoor/secrets/sa.json"}}"#)
+        #expect(with.firebase?.serviceAccountFile == "/etc/frontdoor/secrets/sa.json")
+        #expect(with.secretFiles.contains { $0.key == "firebase.serviceAccountFile" && $0.path == "/etc/frontdoor/secrets/sa.json" })
+        #expect(with.outboundURLs.contains { $0.key == "firebase.oauthTokenUrl" })
+        expectKey("firebase.oauthTokenUrl", base + #", "oauthTokenUrl": "http://oauth2.googleapis.com/token"}}"#)
+        expectKey("firebase.serviceAccountFile", base + #", "serviceAccountFile": ""}}"#)
+    }
+
     @Test func designBriefExampleLoads() throws {
         let config = try parse(
             """

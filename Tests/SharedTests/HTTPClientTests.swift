@@ -1,5 +1,5 @@
 import DevSupport
-import Shared
+@testable import Shared
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -115,6 +115,8 @@ import Glibc
         #expect(elapsed >= 900 && elapsed < 10_000, "took \(elapsed) ms")
         #expect(error?.detail?.hasPrefix("127.0.0.1: ") == true)
         #expect(error?.detail?.contains("SECRET") == false)
+        // Sent, then no answer: the server may have acted on it.
+        #expect(error?.requestNeverSent == false)
     }
 
     @Test func refusedConnectionFailsFast() throws {
@@ -138,13 +140,43 @@ import Glibc
         // Refused at once, not after the 30 s a connect may take.
         #expect(Shared.Clock.monotonicMillis() - started < 3000)
         #expect(error?.detail == "127.0.0.1: Couldn't connect to server")
+        #expect(error?.requestNeverSent == true)
+    }
+
+    /// A TLS handshake that fails comes before any byte of the request.
+    @Test func aFailedTLSHandshakeNeverSentTheRequest() throws {
+        let server = try Server { _ in .respond(.json("{}")) }
+        defer { server.stop() }
+        let error = expectUpstream {
+            try CurlHTTPClient(connectTimeoutSeconds: 2, totalTimeoutSeconds: 2).send(
+                HTTPRequest(method: "POST", url: "https://127.0.0.1:\(server.port)/", body: Array("{}".utf8)))
+        }
+        #expect(error?.requestNeverSent == true, "\(error?.detail ?? "-")")
+        #expect(server.requests.isEmpty)
+    }
+
+    /// libcurl's codes by number (curl.h), so this file need not import CCurl.
+    @Test func whetherARequestCanHaveArrived() {
+        let resolve = 6, connect = 7, timedOut = 28, tls = 35, gotNothing = 52, sendError = 55, recvError = 56,
+            peerVerification = 60
+        #expect(CurlHTTPClient.neverSent(code: resolve, reachedTransfer: false))
+        #expect(CurlHTTPClient.neverSent(code: connect, reachedTransfer: false))
+        #expect(CurlHTTPClient.neverSent(code: tls, reachedTransfer: false))
+        #expect(CurlHTTPClient.neverSent(code: peerVerification, reachedTransfer: false))
+        // A time-out before the transfer began (connecting) sent nothing; one after may have.
+        #expect(CurlHTTPClient.neverSent(code: timedOut, reachedTransfer: false))
+        #expect(!CurlHTTPClient.neverSent(code: timedOut, reachedTransfer: true))
+        #expect(!CurlHTTPClient.neverSent(code: recvError, reachedTransfer: true))
+        #expect(!CurlHTTPClient.neverSent(code: sendError, reachedTransfer: false))
+        #expect(!CurlHTTPClient.neverSent(code: gotNothing, reachedTransfer: true))
     }
 
     @Test(arguments: [Server.Behaviour.close, .garbage])
     func brokenAnswersAreUpstreamErrors(behaviour: Server.Behaviour) throws {
         let server = try Server { _ in behaviour }
         defer { server.stop() }
-        expectUpstream { try CurlHTTPClient().send(HTTPRequest(url: server.baseURL + "/")) }
+        let error = expectUpstream { try CurlHTTPClient().send(HTTPRequest(url: server.baseURL + "/")) }
+        #expect(error?.requestNeverSent == false)
     }
 
     @Test func endlessBodyIsCutOffAtTheCap() throws {

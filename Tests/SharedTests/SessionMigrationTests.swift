@@ -9,21 +9,13 @@ import Testing
             let before = try #require(Migrations.scripts.firstIndex(of: Migrations.slidingSessions))
             let token = Base64URL.encode([UInt8](repeating: 7, count: 32))
             do {
-                let db = try Database(path: dir.databasePath)
-                try db.run("DROP TABLE sessions")
-                try db.run(
-                    """
-                    CREATE TABLE sessions (token_hash BLOB PRIMARY KEY,
-                      account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
-                      created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL) STRICT, WITHOUT ROWID
-                    """)
+                let db = try Database(path: dir.databasePath, upTo: before)
                 try db.run("INSERT INTO accounts (id, created_at) VALUES ('old-account', 10)")
                 for (hash, expiry) in [(Sessions.hash(token), Int64(5_000_000_000)), (Array("other".utf8), 5_000_000_001)] {
                     try db.run(
                         "INSERT INTO sessions (token_hash, account_id, created_at, expires_at) VALUES (?, 'old-account', 100, ?)",
                         [.blob(hash), .integer(expiry)])
                 }
-                try db.run("PRAGMA user_version = \(before)")
             }
             let db = try Database(path: dir.databasePath)
             #expect(try db.query("PRAGMA user_version").first?.int(0) == Int64(Database.schemaVersion))

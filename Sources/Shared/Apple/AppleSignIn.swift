@@ -19,63 +19,151 @@ public enum AppleSignIn {
 
         let db = try context.database()
         let policy = AppleToken.policy(bundleIds: apple.bundleIds)
+        let tokenHash = SHA256.hash(Array(identityToken.utf8))
         // A token that passed the checks above costs a nonce row and (relay) a Firebase call, so
         // such attempts are counted per client, and given back when they turn out genuine.
-        let limits = context.config.limits.appleSignIn(client: context.client, secret: try context.rateLimitSecret())
-        let claimed = try db.transaction { () throws(FrontdoorError) -> Bool in
+        let secret = try context.rateLimitSecret()
+        let limits = context.config.limits.appleSignIn(client: context.client, secret: secret)
+        let send = apple.mode == .relay
+            ? RelayUser.Send(nonceHash: token.nonceHash, subjectKey: RelaySends.subjectKey(token.subject, secret: secret))
+            : nil
+        let claim = try db.transaction { () throws(FrontdoorError) -> Claim in
             // Kept while the token could still pass the expiry check, skew included.
-            guard try Nonces.claim(hash: token.nonceHash, until: token.expiresAt + policy.clockSkew, db: db) else {
-                return false
+            if try Nonces.claim(hash: token.nonceHash, until: token.expiresAt + policy.clockSkew, db: db) {
+                try RateLimits.hit(limits, db: db, now: context.now)
+                if let send {
+                    try RelaySends.mark(nonceHash: send.nonceHash, subjectKey: send.subjectKey, db: db, now: context.now)
+                }
+                return .fresh
             }
+            // The same token and nonce again, after a 503 that kept what Firebase answered.
+            guard apple.mode == .relay, let kept = try RelayAttempts.claim(
+                nonceHash: token.nonceHash, tokenHash: tokenHash, lease: context.config.processLifetimeSeconds,
+                db: db, now: context.now)
+            else { return .replay }
             try RateLimits.hit(limits, db: db, now: context.now)
-            return true
+            return .kept(kept)
         }
-        guard claimed else { throw .invalidToken("apple: nonce already used") }
+        if case .replay = claim { throw .invalidToken("apple: nonce already used") }
+        let progress = RelayProgress()
         do throws(FrontdoorError) {
             let identity: ProviderIdentity
-            switch apple.mode {
-            case .relay:
+            switch (apple.mode, claim) {
+            case (.relay, .kept(let kept)):
                 guard let firebase = context.config.firebase else { throw .internal("config: firebase: missing") }
-                identity = try relayIdentity(token, rawNonce: rawNonce, name: name, firebase: firebase,
-                                             context: context, afterwards: afterwards)
-            case .direct:
+                progress.firebaseMayHaveIt = true
+                identity = try resumedIdentity(
+                    token, kept: kept, rawNonce: rawNonce, tokenHash: tokenHash, name: name, firebase: firebase,
+                    context: context)
+            case (.relay, _):
+                guard let firebase = context.config.firebase else { throw .internal("config: firebase: missing") }
+                identity = try relayIdentity(token, rawNonce: rawNonce, tokenHash: tokenHash, name: name,
+                                             firebase: firebase, send: send, context: context,
+                                             afterwards: afterwards, progress: progress)
+            case (.direct, _):
                 identity = try directIdentity(
                     token, name: name, policy: policy, keysUrl: apple.keysUrl, context: context)
             }
             return try ProviderSignIn.signIn(
                 identity, db: db, config: context.config, now: context.now, deviceName: deviceName
             ) {
-                () throws(FrontdoorError) in try RateLimits.refund(limits, db: db, now: context.now)
+                () throws(FrontdoorError) in
+                try RateLimits.refund(limits, db: db, now: context.now)
+                if case .kept = claim { try RelayAttempts.drop(nonceHash: token.nonceHash, db: db) }
             }.response
         } catch {
+            let retryInvited = error.code == .upstreamUnavailable && !error.startsOver
             if error.code == .upstreamUnavailable {
-                Nonces.release(hash: token.nonceHash, db: db)
+                // Rule 5 and Firebase's refusal of a credential it has taken: the nonce comes back
+                // only when Firebase cannot have seen it.
+                if !progress.firebaseMayHaveIt { Nonces.release(hash: token.nonceHash, db: db) }
                 _ = try? db.transaction { () throws(FrontdoorError) in try RateLimits.refund(limits, db: db, now: context.now) }
+            }
+            // Only an answer nobody can know keeps the mark: a user Firebase may have made stays findable.
+            if case .fresh = claim, let send, !error.startsOver { try? RelaySends.clear(nonceHash: send.nonceHash, db: db) }
+            if case .kept = claim {
+                // Another 503 leaves it for the next retry; any other answer ends it.
+                if retryInvited {
+                    RelayAttempts.release(nonceHash: token.nonceHash, db: db)
+                } else {
+                    try? RelayAttempts.drop(nonceHash: token.nonceHash, db: db)
+                }
             }
             throw error
         }
+    }
+
+    enum Claim {
+        case fresh
+        case kept(RelayAttempts.Kept)
+        case replay
+    }
+
+    /// Whether this request's Apple credential may have reached Firebase.
+    final class RelayProgress {
+        var firebaseMayHaveIt = false
     }
 
     /// Rule 4: Firebase verifies Apple's token and nonce and answers with its own ID token, which
     /// is verified like a Google token. Firebase checked the very token we hold, so once its
     /// answer names the same Apple `sub`, that token's claims (email included) can be trusted.
     static func relayIdentity(
-        _ apple: AppleToken, rawNonce: String, name: String?, firebase: Config.Firebase, context: RequestContext,
-        afterwards: AppleAfterAnswer
+        _ apple: AppleToken, rawNonce: String, tokenHash: [UInt8], name: String?, firebase: Config.Firebase,
+        send: RelayUser.Send?, context: RequestContext, afterwards: AppleAfterAnswer, progress: RelayProgress
     ) throws(FrontdoorError) -> ProviderIdentity {
         let relay = FirebaseRelay(firebase: firebase, client: context.httpClient())
-        let signedIn = try relay.signInWithIdp(appleToken: apple.raw, rawNonce: rawNonce)
-        // A relay user exists from here on: whatever happens next, it is deleted after the answer.
-        afterwards.pending = RelayCleanup.Pending(
-            localId: signedIn.localId, idToken: signedIn.idToken, refreshToken: signedIn.refreshToken)
-        afterwards.pending?.recordId = try RelayCleanup.record(
-            localId: signedIn.localId, refreshToken: signedIn.refreshToken, db: try context.database(),
-            now: context.now)
-        guard let idToken = signedIn.idToken else { throw .upstream("relay signInWithIdp: 200 without an idToken") }
+        let sentAt = Clock.now()
+        progress.firebaseMayHaveIt = true
+        let signedIn: FirebaseRelay.SignedIn
+        do {
+            signedIn = try relay.signInWithIdp(appleToken: apple.raw, rawNonce: rawNonce)
+        } catch {
+            if error.requestNeverSent { progress.firebaseMayHaveIt = false }
+            throw error
+        }
+        let adopted = try RelayUser.adopt(
+            signedIn, appleSubject: apple.subject, sentAt: sentAt, send: send, relay: relay, context: context
+        ) { pending in afterwards.pending = pending }
+        guard adopted.namesApple else {
+            throw .invalidToken("relay: firebase.identities apple.com is not the Apple token's sub")
+        }
+        let subjects: [String]
+        do {
+            subjects = try relayAppleSubjects(idToken: signedIn.idToken, localId: signedIn.localId, firebase: firebase,
+                                              context: context)
+        } catch {
+            guard error.code == .upstreamUnavailable else { throw error }
+            // Firebase has the credential and answered; its keys are what failed. The phone's retry
+            // with the same token and nonce completes from what is kept, without Firebase.
+            do {
+                try RelayAttempts.keep(
+                    nonceHash: apple.nonceHash, tokenHash: tokenHash, localId: signedIn.localId,
+                    idToken: signedIn.idToken, rawNonce: rawNonce, db: try context.database(), now: context.now)
+            } catch {
+                throw .startOver("relay: Firebase's answer could not be kept for a retry: \(error.detail ?? error.message)")
+            }
+            throw error
+        }
+        guard subjects.contains(apple.subject) else {
+            throw .invalidToken("relay: firebase.identities apple.com is not the Apple token's sub")
+        }
+        return ProviderIdentity(
+            provider: .apple, subject: apple.subject, email: apple.email, emailVerified: apple.emailVerified,
+            authoritativeForEmail: true, name: name)
+    }
 
-        let subject = try relayAppleSubject(idToken: idToken, localId: signedIn.localId, firebase: firebase,
-                                            context: context)
-        guard subject == apple.subject else {
+    /// The phone's retry of a relay sign-in whose Firebase answer was kept: the same checks on
+    /// the kept ID token, and no second `signInWithIdp` (Firebase would refuse the credential).
+    static func resumedIdentity(
+        _ apple: AppleToken, kept: RelayAttempts.Kept, rawNonce: String, tokenHash: [UInt8], name: String?,
+        firebase: Config.Firebase, context: RequestContext
+    ) throws(FrontdoorError) -> ProviderIdentity {
+        TestHooks.pause("relay-resume")
+        guard let idToken = RelayAttempts.open(kept, rawNonce: rawNonce, nonceHash: apple.nonceHash, tokenHash: tokenHash)
+        else { throw .invalidToken("relay: the kept sign-in does not open with this nonce") }
+        let subjects = try relayAppleSubjects(
+            idToken: idToken, localId: kept.localId, firebase: firebase, context: context)
+        guard subjects.contains(apple.subject) else {
             throw .invalidToken("relay: firebase.identities apple.com is not the Apple token's sub")
         }
         return ProviderIdentity(
@@ -84,10 +172,11 @@ public enum AppleSignIn {
     }
 
     /// Verifies the relay's Firebase ID token like a Google token (issuer and audience the project,
-    /// `sub` the relay user, signed in with apple.com) and returns the Apple `sub` inside it.
-    static func relayAppleSubject(
+    /// `sub` the relay user, signed in with apple.com) and returns the Apple `sub`s inside it
+    /// (`firebase.identities["apple.com"]`: one, for a relay user).
+    static func relayAppleSubjects(
         idToken: String, localId: String, firebase: Config.Firebase, context: RequestContext
-    ) throws(FrontdoorError) -> String {
+    ) throws(FrontdoorError) -> [String] {
         let issuer = "https://securetoken.google.com/" + firebase.projectId
         let policy = ClaimsPolicy(issuers: [issuer], audiences: [firebase.projectId])
         let verified = try IssuerTokens.verify(idToken, keysUrl: firebase.certsUrl, policy: policy, context: context)
@@ -98,10 +187,10 @@ public enum AppleSignIn {
         guard claims?["sign_in_provider"]?.stringValue == "apple.com" else {
             throw .invalidToken("relay: firebase.sign_in_provider is not apple.com")
         }
-        guard let subject = claims?["identities"]?["apple.com"]?.arrayValue?.first?.stringValue else {
-            throw .invalidToken("relay: firebase.identities has no apple.com")
-        }
-        return subject
+        guard let subjects = claims?["identities"]?["apple.com"]?.arrayValue?.compactMap({ $0.stringValue }),
+            !subjects.isEmpty
+        else { throw .invalidToken("relay: firebase.identities has no apple.com") }
+        return subjects
     }
 
     /// Direct mode: Apple's own keys, the same claim rules.
@@ -146,12 +235,14 @@ final class AppleAfterAnswer {
         }
         let config = context.config
         if config.apple?.mode == .relay, let firebase = config.firebase {
-            let relay = FirebaseRelay(firebase: firebase, client: context.httpClient())
-            if let pending { RelayCleanup.finish(pending, relay: relay, db: db, now: Clock.now()) }
-            // One retry costs at most a refresh and a delete; stop before the process's ceiling can cut one short.
+            let deleter = RelayDeleter(context: context, firebase: firebase, db: db)
+            // One try costs at most a refresh and a delete (or a token and an Admin API delete);
+            // stop before the process's ceiling can cut one short.
             let perTry = Int64(2 * config.http.totalTimeoutSeconds) + 1
             let ceiling = context.now + config.processLifetimeSeconds
-            RelayCleanup.retryDue(relay: relay, db: db, now: Clock.now()) { Clock.now() + perTry < ceiling }
+            let hasTime = { Clock.now() + perTry < ceiling }
+            if let pending { RelayCleanup.finish(pending, deleter: deleter, db: db, hasTime: hasTime) }
+            RelayCleanup.retryDue(deleter: deleter, db: db, now: Clock.now(), hasTime: hasTime)
         }
         // Revocations a deletion could not finish are retried by sign-ins too.
         AppleRevocation.AfterAnswer(context: context, plan: nil).retryDue(db: db)

@@ -28,6 +28,11 @@ public struct Config: Sendable {
         public var identityToolkitUrl: String
         public var securetokenUrl: String
         public var certsUrl: String
+        /// A service account's JSON key (`firebase.serviceAccountFile`), for deleting relay users
+        /// past the recent-sign-in window by `localId`; nil: such users wait for the operator.
+        public var serviceAccountFile: String?
+        /// Where the service account's signed assertion is exchanged for an access token.
+        public var oauthTokenUrl: String = "https://oauth2.googleapis.com/token"
     }
 
     public struct Mail: Sendable {
@@ -143,6 +148,7 @@ public struct Config: Sendable {
                 ("firebase.identityToolkitUrl", firebase.identityToolkitUrl),
                 ("firebase.securetokenUrl", firebase.securetokenUrl), ("firebase.certsUrl", firebase.certsUrl),
             ]
+            if firebase.serviceAccountFile != nil { urls.append(("firebase.oauthTokenUrl", firebase.oauthTokenUrl)) }
         }
         if let mail { urls.append(("mail.smtpUrl", mail.smtpUrl)) }
         return urls
@@ -221,6 +227,11 @@ public struct Config: Sendable {
                     "certsUrl",
                     default: "https://www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com")
             )
+            config.firebase?.serviceAccountFile = try r.string("serviceAccountFile")
+            if let file = config.firebase?.serviceAccountFile {
+                config.secretFiles.append((r.key("serviceAccountFile"), file))
+            }
+            config.firebase?.oauthTokenUrl = try r.url("oauthTokenUrl", default: "https://oauth2.googleapis.com/token")
             try r.rejectUnknown()
         }
         if var r = try top.section("mail") {

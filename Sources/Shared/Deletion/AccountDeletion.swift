@@ -87,9 +87,16 @@ public enum AccountDeletion {
             FileIO.log("frontdoor endpoint=delete-account detail=fresh Apple token: nonce already used")
             return (.notRequested, nil)
         }
-        let plan = AppleRevocation.Plan(
+        var plan = AppleRevocation.Plan(
             id: Base64URL.encode(try SecureRandom.bytes(16)), mode: apple.mode, fresh: fresh, token: token,
             subject: fresh.claimedSubject)
+        if apple.mode == .relay {
+            let send = RelayUser.Send(
+                nonceHash: token.nonceHash,
+                subjectKey: RelaySends.subjectKey(fresh.claimedSubject, secret: try context.rateLimitSecret()))
+            try RelaySends.mark(nonceHash: send.nonceHash, subjectKey: send.subjectKey, db: db, now: context.now)
+            plan.relaySend = send
+        }
         try AppleRevocationStore.insert(plan, db: db, now: context.now)
         return (.scheduled, plan)
     }

@@ -13,10 +13,13 @@ public enum AppleRevocation {
         let token: AppleToken
         /// The deleted account's Apple `sub` that the token claimed.
         let subject: String
+        /// Relay mode: the mark of its `signInWithIdp`, written with the plan.
+        var relaySend: RelayUser.Send? = nil
     }
 
     enum Outcome {
-        case revoked
+        /// With a note worth recording (direct mode: whether `c_hash` matched the code).
+        case revoked(String?)
         /// A check failed: nothing was revoked, nothing will be.
         case mismatch(String)
         /// Refused, misconfigured or out of time: not retried.
@@ -34,7 +37,7 @@ public enum AppleRevocation {
 
         var detail: String? {
             switch self {
-            case .revoked: nil
+            case .revoked(let note): note
             case .mismatch(let why), .failed(let why), .retry(let why, _): why
             }
         }
@@ -81,8 +84,8 @@ public enum AppleRevocation {
             }
             retryDue(db: db)
             if let firebase = context.config.firebase, context.config.apple?.mode == .relay {
-                let relay = FirebaseRelay(firebase: firebase, client: context.httpClient())
-                RelayCleanup.retryDue(relay: relay, db: db, now: Clock.now()) { hasTime(calls: 2) }
+                let deleter = RelayDeleter(context: context, firebase: firebase, db: db)
+                RelayCleanup.retryDue(deleter: deleter, db: db, now: Clock.now()) { hasTime(calls: 2) }
             }
         }
 

@@ -17,7 +17,18 @@ enum AppleRevocationStore {
         var idToken: String? = nil
         var refreshToken: String? = nil
         var relayCleanupId: Int64? = nil
+        /// Direct mode, before the code is spent: the deleted account's Apple `sub` as
+        /// `subjectHash` gives it, to bind the code by the ID token Apple's token endpoint returns.
+        var subjectHash: [UInt8]? = nil
         var until: UnixTime
+    }
+
+    /// An HMAC of an Apple `sub` with a secret derived from the server key: a waiting row can
+    /// check a `sub` without naming one.
+    static func subjectHash(_ subject: String, config: Config) throws(FrontdoorError) -> [UInt8] {
+        let secret = HMACSHA256.mac(
+            key: try DeletionAudit.key(config: config), message: Array("frontdoor revocation subjects".utf8))
+        return HMACSHA256.mac(key: secret, message: Array(subject.utf8))
     }
 
     struct Due: Sendable {
@@ -49,15 +60,16 @@ enum AppleRevocationStore {
             try db.run(
                 """
                 UPDATE apple_revocations SET state = ?, detail = ?, client_id = ?, code = ?, id_token = ?,
-                  refresh_token = ?, relay_cleanup_id = ?, attempts = ?, next_attempt_at = ?, retry_until = ?,
-                  updated_at = ?
+                  refresh_token = ?, relay_cleanup_id = ?, subject_hash = ?, attempts = ?, next_attempt_at = ?,
+                  retry_until = ?, updated_at = ?
                 WHERE id = ?
                 """,
                 [
                     .text(outcome.state), outcome.detail.map(SQLValue.text) ?? .null,
                     kept?.clientId.map(SQLValue.text) ?? .null, kept?.code.map(SQLValue.text) ?? .null,
                     kept?.idToken.map(SQLValue.text) ?? .null, kept?.refreshToken.map(SQLValue.text) ?? .null,
-                    kept?.relayCleanupId.map(SQLValue.integer) ?? .null, .integer(attempts),
+                    kept?.relayCleanupId.map(SQLValue.integer) ?? .null, kept?.subjectHash.map(SQLValue.blob) ?? .null,
+                    .integer(attempts),
                     kept == nil ? .null : .integer(now + backoff(attempts: attempts)),
                     kept.map { .integer($0.until) } ?? .null, .integer(now), .text(id),
                 ])
@@ -84,7 +96,8 @@ enum AppleRevocationStore {
         do {
             rows = try db.query(
                 """
-                SELECT id, mode, client_id, code, id_token, refresh_token, relay_cleanup_id, attempts, retry_until
+                SELECT id, mode, client_id, code, id_token, refresh_token, relay_cleanup_id, attempts, retry_until,
+                  subject_hash
                 FROM apple_revocations WHERE state = 'retry' AND next_attempt_at <= ? AND retry_until > ?
                 ORDER BY next_attempt_at LIMIT ?
                 """,
@@ -111,7 +124,7 @@ enum AppleRevocationStore {
             guard claimed == 1 else { continue }
             let kept = Kept(
                 clientId: row.text(2), code: row.text(3), idToken: row.text(4), refreshToken: row.text(5),
-                relayCleanupId: row.int(6), until: until)
+                relayCleanupId: row.int(6), subjectHash: row.blob(9), until: until)
             due.append(Due(id: id, mode: mode, kept: kept, attempts: attempts))
         }
         return due

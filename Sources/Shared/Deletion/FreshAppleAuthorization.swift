@@ -48,4 +48,14 @@ public struct FreshAppleAuthorization {
         guard let hash, !code.isEmpty else { return false }
         return codeHash(code) == hash
     }
+
+    /// Why `c_hash` does not bind the code to the token, or nil when it does. Every decoded
+    /// native Apple identity token in public threads carries a 22-character `c_hash` (the length
+    /// OIDC's left half of a SHA-256 gives); that it is computed over the code as OIDC says is
+    /// believed, not shown by any public code-and-token pair. Each reason starts `c_hash`, which
+    /// is how `frontdoor-check` counts them.
+    static func codeHashMismatch(_ code: String, hash: String?) -> String? {
+        guard let hash else { return "c_hash absent from the fresh token" }
+        return codeMatches(code, hash: hash) ? nil : "c_hash does not match the authorization code"
+    }
 }

@@ -101,7 +101,12 @@ public final class CurlHTTPClient: HTTPClient {
         }
         if transfer.headersTooLarge { throw .upstream("\(parts.host): response headers too large") }
         guard result == CURLE_OK else {
-            throw .upstream("\(parts.host): \(String(cString: curl_easy_strerror(result)))")
+            var error = FrontdoorError.upstream("\(parts.host): \(String(cString: curl_easy_strerror(result)))")
+            var pretransfer: curl_off_t = 0
+            let reachedTransfer = frontdoor_curl_getinfo_off_t(handle, CURLINFO_PRETRANSFER_TIME_T, &pretransfer)
+                != CURLE_OK || pretransfer > 0
+            error.requestNeverSent = Self.neverSent(result, reachedTransfer: reachedTransfer)
+            throw error
         }
         var status = 0
         guard frontdoor_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK,
@@ -152,6 +157,27 @@ public final class CurlHTTPClient: HTTPClient {
         } else {
             try options.set(CURLOPT_CUSTOMREQUEST, method)
         }
+    }
+
+    /// Whether a failed transfer provably sent nothing the server could act on: it never had an
+    /// address or a connection, its TLS handshake failed (the request goes only after it), or it
+    /// timed out before the transfer phase began. Anything else may have been received.
+    static func neverSent(_ result: CURLcode, reachedTransfer: Bool) -> Bool {
+        switch result {
+        case CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT, CURLE_SSL_CONNECT_ERROR,
+            CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER, CURLE_SSL_CACERT_BADFILE,
+            CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+            return true
+        case CURLE_OPERATION_TIMEDOUT:
+            return !reachedTransfer
+        default:
+            return false
+        }
+    }
+
+    /// The same, by libcurl's number for the code (tests, which do not import CCurl).
+    static func neverSent(code: Int, reachedTransfer: Bool) -> Bool {
+        neverSent(CURLcode(rawValue: UInt32(clamping: code)), reachedTransfer: reachedTransfer)
     }
 
     /// A method or header that could smuggle a second line into the request is a bug, not input.

@@ -36,7 +36,8 @@ public struct HTTPResponse: Sendable {
 /// The library's one door to the network, so tests can stand in for it.
 public protocol HTTPClient: AnyObject {
     /// Sends one request and returns the response, whatever its status: callers decide what a 4xx or
-    /// 5xx means. Throws `.upstreamUnavailable` when no complete response arrived, `.internal` for a
-    /// request that must not be sent.
+    /// 5xx means. Throws `.upstreamUnavailable` when no complete response arrived (with
+    /// `requestNeverSent` true only when the request cannot have reached the server), `.internal`
+    /// for a request that must not be sent.
     func send(_ request: HTTPRequest) throws(FrontdoorError) -> HTTPResponse
 }

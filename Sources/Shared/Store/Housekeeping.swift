@@ -17,10 +17,21 @@ public enum Housekeeping {
             DELETE FROM rate_limits WHERE (key_hash, window_start) IN
               (SELECT key_hash, window_start FROM rate_limits WHERE expires_at <= ? LIMIT ?)
             """),
+        // What a relay sign-in kept for the phone's retry: a few minutes at most.
+        ("relay_attempts", """
+            DELETE FROM relay_attempts WHERE nonce_hash IN
+              (SELECT nonce_hash FROM relay_attempts WHERE expires_at <= ? LIMIT ?)
+            """),
+        ("relay_sends", """
+            DELETE FROM relay_sends WHERE nonce_hash IN (SELECT nonce_hash FROM relay_sends WHERE expires_at <= ? LIMIT ?)
+            """),
+        ("oauth_tokens", """
+            DELETE FROM oauth_tokens WHERE cache_key IN (SELECT cache_key FROM oauth_tokens WHERE expires_at <= ? LIMIT ?)
+            """),
         // A revocation past its retry window keeps its outcome but loses the code and tokens.
         ("apple_revocations expired", """
             UPDATE apple_revocations SET state = 'expired', detail = 'retry window passed', code = NULL,
-              id_token = NULL, refresh_token = NULL, next_attempt_at = NULL
+              id_token = NULL, refresh_token = NULL, subject_hash = NULL, next_attempt_at = NULL
             WHERE id IN (SELECT id FROM apple_revocations
                          WHERE retry_until <= ? AND state IN ('scheduled', 'retry') LIMIT ?)
             """),

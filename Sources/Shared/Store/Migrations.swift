@@ -2,7 +2,7 @@
 /// (`PRAGMA user_version`). Append new versions; never edit one that has shipped.
 enum Migrations {
     static let scripts: [String] = [
-        v1, v2, emailCodesAndLimits, accountDeletion, keyedRateLimits, reviewFixes, slidingSessions,
+        v1, v2, emailCodesAndLimits, accountDeletion, keyedRateLimits, reviewFixes, slidingSessions, relayWindow,
     ]
 
     static let v1 = """
@@ -179,5 +179,49 @@ enum Migrations {
         CREATE UNIQUE INDEX sessions_public_id ON sessions(session_id);
         CREATE INDEX sessions_account ON sessions(account_id);
         CREATE INDEX sessions_expiry ON sessions(expires_at);
+        """
+
+    /// Issue 15, the relay against the real Firebase. A relay user can be deleted with its own ID
+    /// token only within a few minutes of its sign-in (`delete_by_token_until`); past that it
+    /// waits for the Admin API (`state` 'admin', with a service account) or the operator, and a
+    /// failing Admin API gives up ('stuck'). Records from before are all past their window: they
+    /// are looked at once, at once. `relay_attempts` keeps what Firebase answered a sign-in whose
+    /// later step failed, sealed with a key only the phone's raw nonce gives, so the phone's retry
+    /// completes without sending Firebase the credential it already took. `oauth_tokens` caches
+    /// the service account's access token for its life. A revocation remembers its Apple `sub`
+    /// only as an HMAC, so a direct-mode retry can bind the code to the account. `relay_sends`
+    /// marks each `signInWithIdp` until its answer is handled: one never answered (a time-out after
+    /// sending, a process killed) may have made a user nobody knows, which the same person's next
+    /// sign-in then reaches and can recognise by its creation time.
+    static let relayWindow = """
+        ALTER TABLE relay_cleanups ADD COLUMN state TEXT NOT NULL DEFAULT 'token';  -- token | admin | stuck
+        ALTER TABLE relay_cleanups ADD COLUMN delete_by_token_until INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE relay_cleanups ADD COLUMN admin_attempts INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE relay_cleanups ADD COLUMN detail TEXT;  -- the last failure, a short reason, never a token
+        UPDATE relay_cleanups SET next_attempt_at = 0;
+        CREATE INDEX relay_cleanups_uid ON relay_cleanups(relay_uid);
+        ALTER TABLE apple_revocations ADD COLUMN subject_hash BLOB;  -- HMAC of the deleted account's Apple sub
+        CREATE TABLE relay_attempts (          -- a relay sign-in Firebase answered and a later step did not finish
+          nonce_hash BLOB PRIMARY KEY,         -- the sign-in's nonce, as in nonces
+          token_hash BLOB NOT NULL,            -- SHA-256 of the Apple identity token: the retry must send the same
+          relay_uid TEXT NOT NULL,
+          sealed_id_token BLOB NOT NULL,       -- the Firebase ID token, AES-256-GCM under a key from the raw nonce
+          lease_until INTEGER NOT NULL DEFAULT 0,
+          expires_at INTEGER NOT NULL
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX relay_attempts_expiry ON relay_attempts(expires_at);
+        CREATE TABLE relay_sends (             -- a signInWithIdp sent and not yet answered, or never answered
+          nonce_hash BLOB PRIMARY KEY,         -- the sign-in's (or the revocation's) nonce
+          subject_key BLOB NOT NULL,           -- HMAC of the Apple sub with the rate-limit secret, never the sub
+          sent_at INTEGER NOT NULL,            -- just before sending: a user Firebase made for it is no older
+          expires_at INTEGER NOT NULL
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX relay_sends_subject ON relay_sends(subject_key);
+        CREATE INDEX relay_sends_expiry ON relay_sends(expires_at);
+        CREATE TABLE oauth_tokens (            -- the service account's access token (firebase.serviceAccountFile)
+          cache_key TEXT PRIMARY KEY,          -- token URL, account and scope
+          access_token TEXT NOT NULL,
+          expires_at INTEGER NOT NULL          -- its expiry less a margin
+        ) STRICT;
         """
 }

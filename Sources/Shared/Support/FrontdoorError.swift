@@ -30,6 +30,10 @@ public struct FrontdoorError: Error, Sendable, CustomStringConvertible {
     /// Members added to the JSON body beside `error` and `message` (a ticket, a suggestion).
     public var extra: [(String, JSONValue)]
     public var retryAfterSeconds: Int?
+    /// An outbound call that failed before any byte of its request can have reached the server
+    /// (no address, connection refused, the TLS handshake failed, a connect time-out). False when
+    /// the request may have arrived, which is what a caller must assume by default.
+    public var requestNeverSent = false
 
     public init(
         _ code: Code, _ message: String, detail: String? = nil, extra: [(String, JSONValue)] = [],
@@ -76,6 +80,17 @@ public struct FrontdoorError: Error, Sendable, CustomStringConvertible {
     public static func upstream(_ detail: String) -> FrontdoorError {
         FrontdoorError(.upstreamUnavailable, "A sign-in service did not answer. Please try again.", detail: detail)
     }
+
+    /// Firebase may have taken the Apple credential (it refuses one it has accepted), so the
+    /// phone must begin a new Apple sign-in instead of resending the same token and nonce.
+    public static func startOver(_ detail: String) -> FrontdoorError {
+        FrontdoorError(
+            .upstreamUnavailable, "A sign-in service did not answer. Please sign in again.", detail: detail,
+            extra: [("startOver", true)])
+    }
+
+    /// Whether the answer carries `"startOver": true`.
+    public var startsOver: Bool { extra.contains { $0.0 == "startOver" && $0.1 == true } }
 
     public static func `internal`(_ detail: String) -> FrontdoorError {
         FrontdoorError(.internal, "Something went wrong on our side.", detail: detail)

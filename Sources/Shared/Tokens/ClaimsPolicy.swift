@@ -9,8 +9,10 @@ public struct ClaimsPolicy: Sendable {
     public var audiences: [String]
     /// Seconds of disagreement between our clock and the issuer's that `exp`, `iat` and `nbf` allow.
     public var clockSkew: Int64 = 60
-    /// The longest `exp - iat` accepted, in seconds.
-    public var maxLifetime: Int64 = 86_400
+    /// The longest `exp - iat` accepted, in seconds: a day and a minute. Apple's identity tokens
+    /// live exactly 24 hours (`exp - iat = 86400`, every dated sample since 2021), and an issuer
+    /// that rounds its clock may add a second; the minute is DESIGN.md's slack (rule 1).
+    public var maxLifetime: Int64 = 86_400 + 60
 
     public init(issuers: [String], audiences: [String]) {
         self.issuers = issuers

@@ -1,0 +1,68 @@
+/// Rule 5 meets Firebase's refusal of a credential it has already accepted: once
+/// `signInWithIdp` has answered, the phone's retry with the same Apple token and nonce must not
+/// reach Firebase again. When a later step fails in a way worth retrying (Firebase's keys could
+/// not be fetched), the answer is kept here for a few minutes and the retry completes from it.
+///
+/// What is kept is the relay user's id and its Firebase ID token, sealed (AES-256-GCM) with a key
+/// derived from the raw nonce, which the server never stores: the row is unreadable without the
+/// phone's retry, even to someone holding the database. The ID token names the person (email,
+/// Apple `sub`); sealed, it names nobody. The relay user itself is deleted as usual after the
+/// answer: a Google-signed ID token stays verifiable for its hour after its user is gone.
+enum RelayAttempts {
+    static let keepSeconds: Int64 = 300
+
+    struct Kept {
+        let localId: String
+        let sealed: [UInt8]
+    }
+
+    static func key(rawNonce: String) -> [UInt8] {
+        HMACSHA256.mac(key: Array(rawNonce.utf8), message: Array("frontdoor relay attempt v1".utf8))
+    }
+
+    static func keep(
+        nonceHash: [UInt8], tokenHash: [UInt8], localId: String, idToken: String, rawNonce: String, db: Database,
+        now: UnixTime
+    ) throws(FrontdoorError) {
+        let sealed = try Sealed.seal(
+            Array(idToken.utf8), key: key(rawNonce: rawNonce), associated: nonceHash + tokenHash)
+        try db.run(
+            """
+            INSERT INTO relay_attempts (nonce_hash, token_hash, relay_uid, sealed_id_token, lease_until, expires_at)
+            VALUES (?, ?, ?, ?, 0, ?)
+            ON CONFLICT (nonce_hash) DO NOTHING
+            """,
+            [.blob(nonceHash), .blob(tokenHash), .text(localId), .blob(sealed), .integer(now + keepSeconds)])
+    }
+
+    /// Takes the kept attempt for this nonce and token, if there is one nobody else is working on,
+    /// for `lease` seconds. Inside the caller's transaction.
+    static func claim(nonceHash: [UInt8], tokenHash: [UInt8], lease: Int64, db: Database, now: UnixTime)
+        throws(FrontdoorError) -> Kept?
+    {
+        let rows = try db.query(
+            """
+            UPDATE relay_attempts SET lease_until = ?
+            WHERE nonce_hash = ? AND token_hash = ? AND expires_at > ? AND lease_until <= ?
+            RETURNING relay_uid, sealed_id_token
+            """,
+            [.integer(now + lease), .blob(nonceHash), .blob(tokenHash), .integer(now), .integer(now)])
+        guard let row = rows.first, let localId = row.text(0), let sealed = row.blob(1) else { return nil }
+        return Kept(localId: localId, sealed: sealed)
+    }
+
+    /// The ID token, or nil when the box does not open with this raw nonce.
+    static func open(_ kept: Kept, rawNonce: String, nonceHash: [UInt8], tokenHash: [UInt8]) -> String? {
+        Sealed.open(kept.sealed, key: key(rawNonce: rawNonce), associated: nonceHash + tokenHash)
+            .map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Another 503: the next retry may take it again.
+    static func release(nonceHash: [UInt8], db: Database) {
+        _ = try? db.run("UPDATE relay_attempts SET lease_until = 0 WHERE nonce_hash = ?", [.blob(nonceHash)])
+    }
+
+    static func drop(nonceHash: [UInt8], db: Database) throws(FrontdoorError) {
+        try db.run("DELETE FROM relay_attempts WHERE nonce_hash = ?", [.blob(nonceHash)])
+    }
+}
