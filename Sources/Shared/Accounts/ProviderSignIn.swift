@@ -51,6 +51,7 @@ public enum ProviderSignIn {
         let accountVerified = account.int(2) == 1
         if accountVerified && identity.authoritativeForEmail {
             try link(identity, to: accountId, db: db, now: now)
+            try Events.record(.linked(provider: identity.provider.rawValue), accountId: accountId, in: db, config: config, now: now)
             return .session(try startSession(db: db, accountId: accountId, created: false, config: config, now: now))
         }
         // A typed, never-proven email: its password or a code to the inbox. An address the
@@ -76,6 +77,7 @@ public enum ProviderSignIn {
                 identity.name.map(SQLValue.text) ?? .null, .integer(now),
             ])
         try link(identity, to: accountId, db: db, now: now)
+        try Events.record(.created, accountId: accountId, in: db, config: config, now: now)
         return try startSession(db: db, accountId: accountId, created: true, config: config, now: now)
     }
 

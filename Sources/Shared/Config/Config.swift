@@ -103,6 +103,8 @@ public struct Config: Sendable {
     public var passwordCost: PasswordCost
     public var limits: Limits
     public var deletion = Deletion(auditKeyFile: nil, revocationBudgetSeconds: 20)
+    /// The app's receiver of account events; nil: no events are written.
+    public var events: EventReceiver?
     /// The files secrets were read from (`firebase.apiKeyFile`, …), by key.
     public var secretFiles: [(key: String, path: String)] = []
 
@@ -131,6 +133,7 @@ public struct Config: Sendable {
             ]
         }
         if let mail { urls.append(("mail.smtpUrl", mail.smtpUrl)) }
+        if let events { urls.append(("events.url", events.url)) }
         return urls
     }
 
@@ -253,6 +256,10 @@ public struct Config: Sendable {
             if let file = config.deletion.auditKeyFile { config.secretFiles.append((r.key("auditKeyFile"), file)) }
             config.deletion.revocationBudgetSeconds = try r.int("revocationBudgetSeconds", default: 20, range: 1...600)
             try r.rejectUnknown()
+        }
+        if var r = try top.section("events") {
+            config.events = try EventReceiver.read(&r, processLifetimeSeconds: config.processLifetimeSeconds)
+            config.secretFiles.append((r.key("secretFile"), config.events?.secretFile ?? ""))
         }
         try top.rejectUnknown()
         if config.apple != nil, config.apple?.mode == .relay, config.firebase == nil {

@@ -64,6 +64,7 @@ enum PasswordReset {
                 return .failure(error)
             }
             guard let accountId, try PendingTicket.spend(ticketHash, db: db) else { throw PendingTicket.invalid }
+            try Events.record(.settingPassword, accountId: accountId, in: db, config: context.config, now: now)
             try db.run(
                 "UPDATE accounts SET password_hash = ?, email_verified = 1 WHERE id = ?", [.text(hash), .text(accountId)])
             try db.run("DELETE FROM sessions WHERE account_id = ?", [.text(accountId)])

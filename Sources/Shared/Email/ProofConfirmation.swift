@@ -47,11 +47,13 @@ enum ProofConfirmation {
                     try db.run("UPDATE accounts SET password_hash = NULL WHERE id = ?", [.text(id)])
                     try db.run("DELETE FROM sessions WHERE account_id = ?", [.text(id)])
                 }
+                try Events.record(.linked(provider: provider), accountId: id, in: db, config: context.config, now: now)
             case .verify(_, let id):
                 accountId = id
             case .reset:
                 throw PendingTicket.invalid
             }
+            try Events.record(.verifyingEmail, accountId: accountId, in: db, config: context.config, now: now)
             try db.run("UPDATE accounts SET email_verified = 1 WHERE id = ?", [.text(accountId)])
             return .success(try ProviderSignIn.startSession(
                 db: db, accountId: accountId, created: false, config: context.config, now: now))
@@ -86,6 +88,8 @@ enum ProofConfirmation {
                 ticket, db: db, now: now), try PendingTicket.spend(hash, db: db)
             else { throw PendingTicket.invalid }
             try link(provider: provider, subject: subject, to: id, db: db, now: now)
+            try Events.record(.linked(provider: provider), accountId: id, in: db, config: context.config, now: now)
+            try Events.record(.verifyingEmail, accountId: id, in: db, config: context.config, now: now)
             try db.run("UPDATE accounts SET email_verified = 1 WHERE id = ?", [.text(id)])
             try EmailSignIn.succeeded(limits, db: db, now: now)
             return try ProviderSignIn.startSession(db: db, accountId: id, created: false, config: context.config, now: now)

@@ -1,0 +1,83 @@
+import Synchronization
+
+/// Account events (rule 12): an event row is written inside the transaction that makes the change
+/// it reports, so a killed process can neither lose the event of a committed change nor leave one
+/// for a change that rolled back. `EventDelivery` sends them after the answer.
+public enum Events {
+    /// What the caller's transaction is doing to the account, said where it does it.
+    public enum Change: Sendable, Equatable {
+        /// The account was just made, with its first identity or password: `account.created`.
+        case created
+        /// `provider`'s identity was just joined to an existing account: `account.linked`.
+        case linked(provider: String)
+        /// The account's email is about to be marked verified: `account.email_verified`, only when
+        /// it was not verified yet (call before the update).
+        case verifyingEmail
+        /// A reset is about to set the password and mark the email verified (call before the
+        /// update): `account.linked` with `password` when the account had no password (a
+        /// provider-only account), then `account.email_verified` when the email was not verified.
+        case settingPassword
+        /// The account is about to be deleted (call before the delete, while its identities are
+        /// there to read): `account.deleted`. The row references nothing, so it outlives the account.
+        case deleting
+    }
+
+    private static let recorded = Atomic<Bool>(false)
+
+    /// Whether this process wrote an event (its own delivery then runs after its answer).
+    public static var recordedInThisProcess: Bool { recorded.load(ordering: .relaxed) }
+
+    /// Writes the events `change` makes; call inside the change's own transaction. Does nothing
+    /// when `events` is not configured.
+    public static func record(
+        _ change: Change, accountId: String, in db: Database, config: Config, now: UnixTime
+    ) throws(FrontdoorError) {
+        guard config.events != nil else { return }
+        var providers = try linkedProviders(accountId, db)
+        var made: [Event] = []
+        switch change {
+        case .created:
+            made.append(try event(.created, accountId, now, providers))
+        case .linked(let provider):
+            made.append(try event(.linked, accountId, now, providers, provider: provider))
+        case .verifyingEmail:
+            if try !emailVerified(accountId, db) { made.append(try event(.emailVerified, accountId, now, providers)) }
+        case .settingPassword:
+            if !providers.contains("password") {
+                providers = (providers + ["password"]).sorted()
+                made.append(try event(.linked, accountId, now, providers, provider: "password"))
+            }
+            if try !emailVerified(accountId, db) { made.append(try event(.emailVerified, accountId, now, providers)) }
+        case .deleting:
+            made.append(try event(.deleted, accountId, now, providers))
+        }
+        guard !made.isEmpty else { return }
+        for one in made { try EventOutbox.insert(one, db) }
+        recorded.store(true, ordering: .relaxed)
+        // The writer delivers these itself after its answer; other requests are told to look only
+        // once it cannot be alive any more (its process ceiling), in case it was killed first.
+        EventHint.lower(to: now + config.processLifetimeSeconds, databasePath: config.databasePath)
+    }
+
+    private static func event(
+        _ kind: Event.Kind, _ accountId: String, _ now: UnixTime, _ providers: [String], provider: String? = nil
+    ) throws(FrontdoorError) -> Event {
+        Event(id: try Event.newId(), kind: kind, accountId: accountId, occurredAt: now, providers: providers,
+              provider: provider)
+    }
+
+    /// The account's sign-in methods, as the session body lists them.
+    static func linkedProviders(_ accountId: String, _ db: Database) throws(FrontdoorError) -> [String] {
+        var providers = try db.query(
+            "SELECT provider FROM identities WHERE account_id = ? ORDER BY provider", [.text(accountId)]
+        ).compactMap { $0.text(0) }
+        let hasPassword = try db.query(
+            "SELECT password_hash IS NOT NULL FROM accounts WHERE id = ?", [.text(accountId)]).first?.int(0) == 1
+        if hasPassword { providers.append("password") }
+        return providers.sorted()
+    }
+
+    private static func emailVerified(_ accountId: String, _ db: Database) throws(FrontdoorError) -> Bool {
+        try db.query("SELECT email_verified FROM accounts WHERE id = ?", [.text(accountId)]).first?.int(0) == 1
+    }
+}
