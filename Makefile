@@ -88,8 +88,9 @@ run: release stop
 	@mkdir -p $(VAR)
 	@bin="$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"; \
 	"$$bin/frontdoor-dev" config --database $(VAR)/frontdoor.sqlite3 --provider http://127.0.0.1:$(DEV_PORT) \
-	    > $(VAR)/config.json && chmod 600 $(VAR)/config.json && \
-	( setsid "$$bin/frontdoor-dev" serve --port $(DEV_PORT) </dev/null >>$(VAR)/dev-provider.log 2>&1 & \
+	    --events-secret $(VAR)/events-secret > $(VAR)/config.json && chmod 600 $(VAR)/config.json && \
+	( setsid "$$bin/frontdoor-dev" serve --port $(DEV_PORT) --events-secret $(VAR)/events-secret \
+	    </dev/null >>$(VAR)/dev-provider.log 2>&1 & \
 	  echo $$! > $(VAR)/dev-provider.pid ) && \
 	for _ in $$(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/$(DEV_PORT)) 2>/dev/null && break; sleep 0.05; done && \
 	scripts/dev-stack start $(VAR) $(PORT) "$$bin" $(VAR)/config.json && \

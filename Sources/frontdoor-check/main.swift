@@ -8,9 +8,12 @@ import Shared
 let usage = """
     usage: frontdoor-check [--config PATH] [--hosts FILE] [--routes ipv4=yes|no,ipv6=yes|no] [--timeout SECONDS]
            frontdoor-check --prune [--config PATH]
+           frontdoor-check --deliver [--config PATH]
     The config is PATH, else $AUTH_CONFIG, else /etc/frontdoor/config.json.
     --hosts answers name lookups from FILE (lines: host A|AAAA address) instead of DNS;
     --routes says which routes this host has instead of asking the kernel.
+    --prune removes expired rows; --deliver sends every account event that is due to events.url
+    (even while the receiver rests after a failure), oldest first, stopping at the first failure.
     Exit status: 0 when every check passed, 1 when one failed, 2 for a usage error.
     """
 
@@ -46,6 +49,7 @@ let hostsFile = arguments.take("--hosts")
 let routesText = arguments.take("--routes")
 let timeout = arguments.take("--timeout").flatMap(Double.init) ?? 5
 let prune = arguments.flag("--prune")
+let deliver = arguments.flag("--deliver")
 guard arguments.rest.isEmpty else {
     print(usage)
     exit(2)
@@ -71,6 +75,40 @@ if prune {
         print("✗ prune: \(error.detail ?? error.message)")
     } catch {
         print("✗ prune: \(error)")
+    }
+    exit(1)
+}
+
+if deliver {
+    do {
+        let config = try Config.load(environment: ["AUTH_CONFIG": configPath])
+        guard let events = config.events else {
+            print("✗ deliver: events is not configured in \(configPath)")
+            exit(1)
+        }
+        let db = try Database(path: config.databasePath)
+        let delivery = try EventDelivery(settings: events, db: db, databasePath: config.databasePath)
+        var report = delivery.run(.operator)
+        // A request's process is delivering (or was killed doing it): its lease ends within one attempt.
+        if let busy = report.busyUntil {
+            sleep(UInt32(clamping: max(0, busy - Clock.now()) + 1))
+            report = delivery.run(.operator)
+        }
+        let now = Clock.now()
+        let backlog = try EventBacklog.read(db)
+        var line = "delivered \(report.delivered)"
+        if report.dropped > 0 { line += ", dropped \(report.dropped) past events.retainSeconds (see syslog)" }
+        if let failure = report.failure { line += ", then stopped: \(failure)" }
+        if report.busyUntil != nil { line += "; another process is delivering" }
+        line += "; \(backlog.summary(now: now))"
+        print((report.failure == nil && report.dropped == 0 ? "✓ events: " : "✗ events: ") + line)
+        exit(report.failure == nil && report.dropped == 0 ? 0 : 1)
+    } catch let error as ConfigError {
+        print("✗ config \(configPath): \(error)")
+    } catch let error as FrontdoorError {
+        print("✗ deliver: \(error.detail ?? error.message)")
+    } catch {
+        print("✗ deliver: \(error)")
     }
     exit(1)
 }

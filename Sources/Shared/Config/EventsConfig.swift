@@ -51,7 +51,7 @@ extension Config.EventReceiver {
 
     /// The key as the app's receiver will hold it: the file as written, less the newline an editor
     /// adds. Text, so it can be pasted into the app's configuration as it is.
-    static func readSecret(_ path: String, key: String) throws(ConfigError) -> [UInt8] {
+    public static func readSecret(_ path: String, key: String) throws(ConfigError) -> [UInt8] {
         guard var bytes = FileIO.readFile(path, limit: 4096) else {
             throw ConfigError(key: key, reason: "cannot be read (or is over 4 KiB)")
         }

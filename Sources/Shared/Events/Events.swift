@@ -74,7 +74,11 @@ public enum Events {
         let hasPassword = try db.query(
             "SELECT password_hash IS NOT NULL FROM accounts WHERE id = ?", [.text(accountId)]).first?.int(0) == 1
         if hasPassword { providers.append("password") }
-        return providers.sorted()
+        // A method once, however many identities of it; no Set: a process's first Set<String>
+        // costs ~100 K instructions of run-time type set-up.
+        var unique: [String] = []
+        for provider in providers.sorted() where unique.last != provider { unique.append(provider) }
+        return unique
     }
 
     private static func emailVerified(_ accountId: String, _ db: Database) throws(FrontdoorError) -> Bool {
