@@ -248,6 +248,10 @@ final class EventTestWorld {
         #expect(try w.delivery(secondClient).run(.pickUp(limit: 5)).busyUntil == w.clock + 7)
         w.clock += 7
         #expect(try w.delivery(secondClient).run(.pickUp(limit: 5)).delivered == 1)
+        // A holder whose process is gone (no such pid) holds nothing up.
+        try w.record(.created, "b")
+        try w.db.run("UPDATE event_delivery SET owner = '999999999:00', lease_until = ?", [.integer(w.clock + 7)])
+        #expect(try w.delivery(secondClient).run(.pickUp(limit: 5)).delivered == 1)
     }
 
     @Test func frontdoorCheckDeliversWhileTheReceiverRests() throws {

@@ -1,7 +1,8 @@
 /// Sends waiting events to `events.url`, one HTTP POST each, signed afresh at every attempt.
 ///
-/// - One process at a time (a lease in `event_delivery`, renewed before each attempt), so the
-///   receiver never gets the same event from two processes at once.
+/// - One process at a time (a lease in `event_delivery`, renewed before each attempt, and void once
+///   its holder's process is gone), so the receiver never gets the same event from two processes
+///   at once.
 /// - Oldest first; an account's events strictly in the order they were written (see `EventOutbox`).
 /// - A run stops at its first failure: the event waits `EventBackoff`'s time, and the receiver is
 ///   left alone for `events.retryAfterSeconds` (no request of any endpoint tries it meanwhile;
@@ -59,7 +60,7 @@ public final class EventDelivery {
         self.makeClient = makeClient ?? { timeout in
             CurlHTTPClient(connectTimeoutSeconds: min(3, timeout), totalTimeoutSeconds: timeout, maxResponseBytes: 1 << 20)
         }
-        owner = Hex.encode(try SecureRandom.bytes(8))
+        owner = try EventLease.newOwner()
     }
 
     /// A killed deliverer holds the lease this long at most: one attempt and a little slack.
@@ -74,7 +75,7 @@ public final class EventDelivery {
                 let t = now()
                 report.dropped = try dropExpired(now: t)
                 let lease = try EventLease.read(db)
-                if let holder = lease.owner, holder != owner, lease.leaseUntil > t {
+                if let holder = lease.owner, holder != owner, lease.leaseUntil > t, !EventLease.holderIsGone(holder) {
                     report.busyUntil = lease.leaseUntil
                     try updateHint(now: t)
                     return nil
@@ -202,7 +203,9 @@ public final class EventDelivery {
         }
         let lease = try EventLease.read(db)
         var at = max(next, lease.pausedUntil)
-        if let holder = lease.owner, holder != owner, lease.leaseUntil > t { at = max(at, lease.leaseUntil) }
+        if let holder = lease.owner, holder != owner, lease.leaseUntil > t, !EventLease.holderIsGone(holder) {
+            at = max(at, lease.leaseUntil)
+        }
         EventHint.set(at, databasePath: databasePath)
     }
 }

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The one-row table `event_delivery`: which process is delivering (a lease it renews before each
 /// attempt, so a killed deliverer holds it for one attempt's time at most) and until when the
 /// receiver is left alone after a failure. One deliverer at a time keeps the receiver from seeing
@@ -7,6 +11,21 @@ enum EventLease {
         var owner: String?
         var leaseUntil: UnixTime
         var pausedUntil: UnixTime
+    }
+
+    /// An owner token: the process id (so a dead holder can be told from a live one) and random bytes.
+    static func newOwner() throws(FrontdoorError) -> String {
+        "\(getpid()):" + Hex.encode(try SecureRandom.bytes(8))
+    }
+
+    /// Whether the lease's holder is certainly gone: no process has its id (the store is on this
+    /// box, so its processes are ours to ask). A killed deliverer then holds nothing up; a reused
+    /// id only makes the lease run its course.
+    static func holderIsGone(_ owner: String) -> Bool {
+        guard let pid = owner.split(separator: ":").first.flatMap({ Int32($0) }), pid > 0, pid != getpid() else {
+            return false
+        }
+        return kill(pid, 0) != 0 && errno == ESRCH
     }
 
     static func read(_ db: Database) throws(FrontdoorError) -> State {
