@@ -298,3 +298,32 @@ final class EventTestWorld {
         #expect(try w.delivery(client, remaining: 60).sendTimeout() == 5)
     }
 }
+
+/// What "is any event due?" costs every request when `events` is configured, next to what a query
+/// would cost (printed for docs/events.md; no timing is asserted).
+@Suite struct EventHintCostTests {
+    @Test func theHintIsAStatNotAQuery() throws {
+        let w = try EventTestWorld()
+        let path = w.dir.databasePath
+        func each(_ n: Int = 20_000, _ body: () throws -> Void) rethrows -> Double {
+            let start = Clock.monotonicMillis()
+            for _ in 0..<n { try body() }
+            return (Clock.monotonicMillis() - start) * 1000 / Double(n)
+        }
+        let missing = each { _ = EventHint.isDue(databasePath: path, now: w.clock) }
+        EventHint.set(w.clock + 60, databasePath: path)
+        let present = each { _ = EventHint.isDue(databasePath: path, now: w.clock) }
+        let query = try each { _ = try w.db.query("SELECT 1 FROM events WHERE next_attempt_at <= ? LIMIT 1", [.integer(w.clock)]) }
+        // A process asks once, so its statement is prepared for that one step: open-and-ask less open.
+        let openOnly = try each(300) { _ = try Database(path: path) }
+        let open = try each(300) {
+            let db = try Database(path: path)
+            _ = try db.query("SELECT 1 FROM events WHERE next_attempt_at <= ? LIMIT 1", [.integer(w.clock)])
+        }
+        print("EventHintCostTests: hint stat \(Int(missing * 1000)) ns (no file) / \(Int(present * 1000)) ns (file), "
+              + "a SELECT on an open connection \(Int(query * 1000)) ns (prepared before) / \(Int((open - openOnly) * 1000)) ns "
+              + "(prepared for it), opening the store for it \(Int(openOnly)) µs")
+        #expect(EventHint.isDue(databasePath: path, now: w.clock + 60))
+        #expect(!EventHint.isDue(databasePath: path, now: w.clock + 59))
+    }
+}
