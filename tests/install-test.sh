@@ -57,9 +57,10 @@ free_port() { local p; while :; do p=$((20000 + RANDOM % 20000)); (exec 3<>"/dev
 port=$(free_port); dev_port=$(free_port)
 bin=$dest/usr/local/libexec/frontdoor
 dev=$(swift build -c release --static-swift-stdlib --show-bin-path)/frontdoor-dev
-"$dev" config --database "$work/frontdoor.sqlite3" --provider "http://127.0.0.1:$dev_port" >"$work/config.json"
+"$dev" config --database "$work/frontdoor.sqlite3" --provider "http://127.0.0.1:$dev_port" \
+    --events-secret "$work/events-secret" >"$work/config.json"
 chmod 600 "$work/config.json"
-setsid "$dev" serve --port "$dev_port" </dev/null >"$work/dev.log" 2>&1 &
+setsid "$dev" serve --port "$dev_port" --events-secret "$work/events-secret" </dev/null >"$work/dev.log" 2>&1 &
 echo $! >"$work/dev.pid"
 for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$dev_port/google/token?sub=probe" && break; sleep 0.05; done
 if ! FRONTDOOR_NGINX_DIR="$dest/etc/nginx" scripts/dev-stack start "$work/var" "$port" "$bin" "$work/config.json"; then
@@ -71,6 +72,9 @@ url=http://127.0.0.1:$port
 token=$(curl -s "http://127.0.0.1:$dev_port/google/token?sub=install-user&email=install.user@gmail.com")
 answer=$(curl -s -X POST "$url/auth/signin-google" -H 'Content-Type: application/json' -d "{\"idToken\":\"$token\"}")
 check "sign-in through the installed site" "printf '%s' '$answer' | grep -q '\"created\":true'"
+# Its account.created goes out after the answer, from the installed binary, signed.
+for _ in $(seq 100); do grep -q '"signature":"ok","answered":200' "$work/dev.log" && break; sleep 0.05; done
+check "the sign-in's account event reached the receiver, signed" "grep -q '\"signature\":\"ok\",\"answered\":200,.*account.created' '$work/dev.log'"
 headers=$(curl -s -D - -o "$work/get.json" "$url/auth/signin-google")
 check "GET answers 405 in JSON" "printf '%s' \"\$headers\" | grep -q '^HTTP/1.1 405' && grep -q method_not_allowed '$work/get.json'"
 check "405 says Allow: POST" "printf '%s' \"\$headers\" | grep -qi '^Allow: POST'"
