@@ -115,7 +115,7 @@ import Testing
         }
         let ids = w.events.receiver.accepted.compactMap(\.id)
         #expect(Set(ids).count == ids.count, "each delivered once here")
-        #expect(EventHint.time(databasePath: h.databasePath) == nil, "nothing waits: no hint")
+        #expect(!EventHint.saysWaiting(databasePath: h.databasePath), "nothing waits: the hint says so")
     }
 
     func reset(_ h: Harness, _ email: String, to password: String) throws -> CGIAnswer {
@@ -132,7 +132,7 @@ import Testing
         let h = try Harness()
         #expect(try h.signInGoogle(try h.google.token(sub: "g-none", email: "none@gmail.com")).status == 200)
         #expect(try h.count("events") == 0)
-        #expect(EventHint.time(databasePath: h.databasePath) == nil)
+        #expect(EventHint.time(databasePath: h.databasePath) == nil, "not even a hint file")
     }
 
     @Test func aBrokenEventsKeyIsAConfigErrorNamingIt() throws {
@@ -154,7 +154,7 @@ import Testing
         #expect(w.events.receiver.requests.count == 1 && w.events.taken.isEmpty)
         let row = try #require(try h.database().query("SELECT attempts, last_error FROM events").first)
         #expect(row.int(0) == 1 && row.text(1) == "HTTP 500")
-        #expect(EventHint.time(databasePath: h.databasePath) != nil)
+        #expect(EventHint.saysWaiting(databasePath: h.databasePath))
 
         try w.events.receiver.setMode(.accept)
         // Requests that write nothing (a refused sign-out) pick it up once its retry is due.
@@ -165,7 +165,7 @@ import Testing
         }
         #expect(w.events.taken == ["account.created \(id) [google]"])
         #expect(try h.count("events") == 0)
-        #expect(EventHint.time(databasePath: h.databasePath) == nil)
+        #expect(!EventHint.saysWaiting(databasePath: h.databasePath))
         print("EventsTests: a failed event delivered by a later sign-out \(Int(Clock.monotonicMillis() - started)) ms after the receiver recovered (retryAfterSeconds 1)")
     }
 }

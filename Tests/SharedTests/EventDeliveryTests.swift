@@ -88,7 +88,8 @@ final class EventTestWorld {
         get throws { try db.query("SELECT body FROM events ORDER BY seq").map { try JSONParser.parse(Array(($0.text(0) ?? "").utf8)) } }
     }
 
-    var hint: UnixTime? { EventHint.time(databasePath: dir.databasePath) }
+    /// The hint's time; nil when it says nothing waits.
+    var hint: UnixTime? { EventHint.time(databasePath: dir.databasePath).flatMap { $0 == EventHint.never ? nil : $0 } }
 }
 
 @Suite struct EventDeliveryTests {

@@ -258,8 +258,9 @@ public struct Config: Sendable {
             try r.rejectUnknown()
         }
         if var r = try top.section("events") {
-            config.events = try EventReceiver.read(&r, processLifetimeSeconds: config.processLifetimeSeconds)
-            config.secretFiles.append((r.key("secretFile"), config.events?.secretFile ?? ""))
+            let events = try EventReceiver.read(&r, processLifetimeSeconds: config.processLifetimeSeconds)
+            config.events = events
+            config.secretFiles.append((r.key("secretFile"), events.secretFile))
         }
         try top.rejectUnknown()
         if config.apple != nil, config.apple?.mode == .relay, config.firebase == nil {

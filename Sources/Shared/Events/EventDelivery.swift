@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Sends waiting events to `events.url`, one HTTP POST each, signed afresh at every attempt.
 ///
 /// - One process at a time (a lease in `event_delivery`, renewed before each attempt, and void once
@@ -35,6 +39,8 @@ public final class EventDelivery {
 
     /// Events a request that did not write any delivers, at most.
     public static let pickUpLimit = 5
+    /// The niceness of delivery after the answer (see `scheduleAfterAnswer`).
+    static let afterAnswerNiceness: Int32 = 10
 
     public let settings: Config.EventReceiver
     let db: Database
@@ -220,6 +226,9 @@ extension EventDelivery {
         let path = context.config.databasePath
         guard wrote || EventHint.isDue(databasePath: path, now: context.now) else { return }
         context.runAfterAnswer {
+            // Past its answer the process yields the CPU: fcgiwrap and nginx are still passing
+            // that answer on, and loading libcurl (about 1.5 ms of CPU) would hold them up.
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, afterAnswerNiceness)
             guard let db = try? context.database(),
                 let delivery = try? EventDelivery(settings: settings, db: db, databasePath: path)
             else { return }

@@ -34,45 +34,51 @@ public enum Events {
     ) throws(FrontdoorError) {
         guard config.events != nil else { return }
         var providers = try linkedProviders(accountId, db)
-        var made: [Event] = []
+        // Written one by one (no array of events: its metadata would cost every sign-in).
         switch change {
         case .created:
-            made.append(try event(.created, accountId, now, providers))
+            try write(.created, accountId, now, providers, db)
         case .linked(let provider):
-            made.append(try event(.linked, accountId, now, providers, provider: provider))
+            try write(.linked, accountId, now, providers, db, provider: provider)
         case .verifyingEmail:
-            if try !emailVerified(accountId, db) { made.append(try event(.emailVerified, accountId, now, providers)) }
+            guard try !emailVerified(accountId, db) else { return }
+            try write(.emailVerified, accountId, now, providers, db)
         case .settingPassword:
-            if !providers.contains("password") {
+            let hadPassword = providers.contains("password")
+            if !hadPassword {
                 providers = (providers + ["password"]).sorted()
-                made.append(try event(.linked, accountId, now, providers, provider: "password"))
+                try write(.linked, accountId, now, providers, db, provider: "password")
             }
-            if try !emailVerified(accountId, db) { made.append(try event(.emailVerified, accountId, now, providers)) }
+            let verified = try emailVerified(accountId, db)
+            if !verified { try write(.emailVerified, accountId, now, providers, db) }
+            guard !hadPassword || !verified else { return }
         case .deleting:
-            made.append(try event(.deleted, accountId, now, providers))
+            try write(.deleted, accountId, now, providers, db)
         }
-        guard !made.isEmpty else { return }
-        for one in made { try EventOutbox.insert(one, db) }
         recorded.store(true, ordering: .relaxed)
         // The writer delivers these itself after its answer; other requests are told to look only
         // once it cannot be alive any more (its process ceiling), in case it was killed first.
         EventHint.lower(to: now + config.processLifetimeSeconds, databasePath: config.databasePath)
     }
 
-    private static func event(
-        _ kind: Event.Kind, _ accountId: String, _ now: UnixTime, _ providers: [String], provider: String? = nil
-    ) throws(FrontdoorError) -> Event {
-        Event(id: try Event.newId(), kind: kind, accountId: accountId, occurredAt: now, providers: providers,
-              provider: provider)
+    private static func write(
+        _ kind: Event.Kind, _ accountId: String, _ now: UnixTime, _ providers: [String], _ db: Database,
+        provider: String? = nil
+    ) throws(FrontdoorError) {
+        try EventOutbox.insert(
+            Event(id: try Event.newId(), kind: kind, accountId: accountId, occurredAt: now, providers: providers,
+                  provider: provider),
+            db)
     }
 
-    /// The account's sign-in methods, as the session body lists them.
+    /// The account's sign-in methods, as the session body lists them. The same SQL text as
+    /// `SessionBody.load`, so a sign-in prepares these statements once for both.
     static func linkedProviders(_ accountId: String, _ db: Database) throws(FrontdoorError) -> [String] {
         var providers = try db.query(
             "SELECT provider FROM identities WHERE account_id = ? ORDER BY provider", [.text(accountId)]
         ).compactMap { $0.text(0) }
         let hasPassword = try db.query(
-            "SELECT password_hash IS NOT NULL FROM accounts WHERE id = ?", [.text(accountId)]).first?.int(0) == 1
+            "SELECT email, password_hash IS NOT NULL FROM accounts WHERE id = ?", [.text(accountId)]).first?.int(1) == 1
         if hasPassword { providers.append("password") }
         // A method once, however many identities of it; no Set: a process's first Set<String>
         // costs ~100 K instructions of run-time type set-up.
