@@ -39,8 +39,9 @@ public final class EventDelivery {
 
     /// Events a request that did not write any delivers, at most.
     public static let pickUpLimit = 5
-    /// The niceness of delivery after the answer (see `scheduleAfterAnswer`).
+    /// The niceness of delivery after the answer, and the pause before it (see `scheduleAfterAnswer`).
     static let afterAnswerNiceness: Int32 = 10
+    static let afterAnswerPauseMicroseconds: UInt32 = 5000
 
     public let settings: Config.EventReceiver
     let db: Database
@@ -226,8 +227,10 @@ extension EventDelivery {
         let path = context.config.databasePath
         guard wrote || EventHint.isDue(databasePath: path, now: context.now) else { return }
         context.runAfterAnswer {
-            // Past its answer the process yields the CPU: fcgiwrap and nginx are still passing
-            // that answer on, and loading libcurl (about 1.5 ms of CPU) would hold them up.
+            // Past its answer the process gives way: fcgiwrap and nginx are still passing that
+            // answer on, and loading libcurl (about 1.5 ms of CPU) beside them holds it up. So it
+            // lets them go first, then goes on at a lower priority than requests being answered.
+            usleep(afterAnswerPauseMicroseconds)
             _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, afterAnswerNiceness)
             guard let db = try? context.database(),
                 let delivery = try? EventDelivery(settings: settings, db: db, databasePath: path)
