@@ -8,12 +8,13 @@ import Shared
 let usage = """
     usage: frontdoor-check [--config PATH] [--hosts FILE] [--routes ipv4=yes|no,ipv6=yes|no] [--timeout SECONDS]
            frontdoor-check --prune [--config PATH]
-           frontdoor-check --deliver [--config PATH]
+           frontdoor-check --deliver [--retry-now] [--config PATH]
     The config is PATH, else $AUTH_CONFIG, else /etc/frontdoor/config.json.
     --hosts answers name lookups from FILE (lines: host A|AAAA address) instead of DNS;
     --routes says which routes this host has instead of asking the kernel.
     --prune removes expired rows; --deliver sends every account event that is due to events.url
-    (even while the receiver rests after a failure), oldest first, stopping at the first failure.
+    (even while the receiver rests after a failure), oldest first, stopping at the first failure;
+    with --retry-now, events waiting for their next retry are due at once (the receiver is back).
     Exit status: 0 when every check passed, 1 when one failed, 2 for a usage error.
     """
 
@@ -50,6 +51,7 @@ let routesText = arguments.take("--routes")
 let timeout = arguments.take("--timeout").flatMap(Double.init) ?? 5
 let prune = arguments.flag("--prune")
 let deliver = arguments.flag("--deliver")
+let retryNow = arguments.flag("--retry-now")
 guard arguments.rest.isEmpty else {
     print(usage)
     exit(2)
@@ -87,6 +89,7 @@ if deliver {
             exit(1)
         }
         let db = try Database(path: config.databasePath)
+        if retryNow { try EventBacklog.retryNow(db, now: Clock.now()) }
         let delivery = try EventDelivery(settings: events, db: db, databasePath: config.databasePath)
         var report = delivery.run(.operator)
         // A request's process is delivering (or was killed doing it): its lease ends within one attempt.

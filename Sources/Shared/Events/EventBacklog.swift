@@ -11,6 +11,16 @@ public struct EventBacklog: Sendable {
     /// Past this age the self-check calls the backlog a failure.
     public static let alarmAgeSeconds: Int64 = 3600
 
+    /// Makes every waiting event due now and ends the receiver's rest (`frontdoor-check --deliver
+    /// --retry-now`, once the receiver is known to be back); returns how many were waiting longer.
+    @discardableResult
+    public static func retryNow(_ db: Database, now: UnixTime) throws(FrontdoorError) -> Int {
+        try db.transaction { () throws(FrontdoorError) -> Int in
+            try db.run("UPDATE event_delivery SET paused_until = 0 WHERE id = 1")
+            return try db.run("UPDATE events SET next_attempt_at = ? WHERE next_attempt_at > ?", [.integer(now), .integer(now)])
+        }
+    }
+
     public static func read(_ db: Database) throws(FrontdoorError) -> EventBacklog {
         let status = try EventOutbox.status(db)
         let lease = try EventLease.read(db)
