@@ -4,7 +4,7 @@ SWIFT ?= swift
 VAR := $(CURDIR)/var
 PORT ?= 8080
 DEV_PORT ?= 8081
-APT_PACKAGES := libssl-dev libsqlite3-dev libcurl4-openssl-dev libsodium-dev pkg-config nginx fcgiwrap curl binutils
+APT_PACKAGES := libssl-dev libsqlite3-dev libcurl4-openssl-dev libsodium-dev pkg-config nginx fcgiwrap curl binutils python3
 # A position-dependent executable: the dynamic loader then has 361 relocations to apply instead of
 # 37,000 (measured: a refused request's exec 4.5 -> 3.0 ms, peak RSS 7.9 -> 6.5 MiB). And libstdc++
 # from GCC's archive: the toolchain's static link line asks for -lstdc++ before the Swift runtime
@@ -88,8 +88,9 @@ run: release stop
 	@mkdir -p $(VAR)
 	@bin="$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"; \
 	"$$bin/frontdoor-dev" config --database $(VAR)/frontdoor.sqlite3 --provider http://127.0.0.1:$(DEV_PORT) \
-	    > $(VAR)/config.json && chmod 600 $(VAR)/config.json && \
-	( setsid "$$bin/frontdoor-dev" serve --port $(DEV_PORT) </dev/null >>$(VAR)/dev-provider.log 2>&1 & \
+	    --events-secret $(VAR)/events-secret > $(VAR)/config.json && chmod 600 $(VAR)/config.json && \
+	( setsid "$$bin/frontdoor-dev" serve --port $(DEV_PORT) --events-secret $(VAR)/events-secret \
+	    </dev/null >>$(VAR)/dev-provider.log 2>&1 & \
 	  echo $$! > $(VAR)/dev-provider.pid ) && \
 	for _ in $$(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/$(DEV_PORT)) 2>/dev/null && break; sleep 0.05; done && \
 	scripts/dev-stack start $(VAR) $(PORT) "$$bin" $(VAR)/config.json && \

@@ -63,9 +63,10 @@ release_bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
 dev=$release_bin/frontdoor-dev
 # Its own mail port too: a `make run` elsewhere on the box holds the default 8025.
 "$dev" config --database "$work/frontdoor.sqlite3" --provider "http://127.0.0.1:$dev_port" --smtp-port "$smtp_port" \
-    >"$work/config.json"
+    --events-secret "$work/events-secret" >"$work/config.json"
 chmod 600 "$work/config.json"
-setsid "$dev" serve --port "$dev_port" --smtp-port "$smtp_port" </dev/null >"$work/dev.log" 2>&1 &
+setsid "$dev" serve --port "$dev_port" --smtp-port "$smtp_port" --events-secret "$work/events-secret" </dev/null \
+    >"$work/dev.log" 2>&1 &
 echo $! >"$work/dev.pid"
 for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$dev_port/google/token?sub=probe" && break; sleep 0.05; done
 # The example route of the app (not installed) behind the installed protect snippet.
@@ -88,6 +89,9 @@ who=$(curl -s "$url/app/whoami" -H "Authorization: Bearer $bearer" -H 'X-Frontdo
 check "a protected route gets the account from nginx alone: $who" "[ '$who' = '{\"account\":\"$account\"}' ]"
 check "the installed session check answers the phone" \
     "curl -s '$url/auth/session' -H 'Authorization: Bearer $bearer' | grep -q '\"sessionId\"'"
+# Its account.created goes out after the answer, from the installed binary, signed.
+for _ in $(seq 100); do grep -q '"signature":"ok","answered":200' "$work/dev.log" && break; sleep 0.05; done
+check "the sign-in's account event reached the receiver, signed" "grep -q '\"signature\":\"ok\",\"answered\":200,.*account.created' '$work/dev.log'"
 headers=$(curl -s -D - -o "$work/get.json" "$url/auth/signin-google")
 check "GET answers 405 in JSON" "printf '%s' \"\$headers\" | grep -q '^HTTP/1.1 405' && grep -q method_not_allowed '$work/get.json'"
 check "405 says Allow: POST" "printf '%s' \"\$headers\" | grep -qi '^Allow: POST'"

@@ -4,11 +4,18 @@ import Glibc
 import Shared
 
 /// What `frontdoor-dev` serves: the fakes of the tests (Google, Apple, Firebase) on one port, with token
-/// pages, and a mail sink whose messages (with their codes) go to the log and to `/mail/last`.
+/// pages, a mail sink whose messages (with their codes) go to the log and to `/mail/last`, and,
+/// given the events secret, the app's receiver of account events at `/events` (each one checked
+/// and logged; the latest at `/events/last`).
 public enum DevProvider {
     public static let smtpPort = 8025
 
-    public static func serve(port: Int, smtpPort: Int = smtpPort) throws -> Never {
+    public static func serve(port: Int, smtpPort: Int = smtpPort, eventsSecretFile: String? = nil) throws -> Never {
+        let receiver = try eventsSecretFile.map { file in
+            try FakeEventReceiver(secret: try DevEventsSecret.ensure(file), port: port, serve: false) { delivery in
+                FileIO.log("frontdoor-dev: event " + FakeEventReceiver.summary(delivery).serialized)
+            }
+        }
         // Every key first: the port answers only once the token pages below are in place (almost:
         // callers wait for /google/token, not just for the port).
         let apple = try FakeApple(keys: [try SigningKey.rsa(kid: "dev-apple-\(Clock.now())")], serve: false)
@@ -22,6 +29,7 @@ public enum DevProvider {
         google.server.setHandler { request in
             let (path, query) = splitQuery(request.path)
             if let answer = apple.respond(to: request) ?? firebase.respond(to: request) { return answer }
+            if let answer = receiver?.respond(to: request) { return answer }
             switch path {
             case "/mail/last":
                 guard let last = sink.messages.last else {
@@ -70,8 +78,23 @@ public enum DevProvider {
     /// ignore it), so a restarted `make run` never waits out the one-refetch-a-minute rule.
     static var keysQuery: String { "?start=\(Clock.now())" }
 
-    public static func config(databasePath: String, providerURL: String, smtpPort: Int = smtpPort) -> JSONValue {
-        .object([
+    /// `eventsSecretFile`: the events section, pointed at the development receiver (the file is
+    /// made if missing).
+    public static func config(
+        databasePath: String, providerURL: String, smtpPort: Int = smtpPort, eventsSecretFile: String? = nil
+    ) throws -> JSONValue {
+        var members = try baseConfig(databasePath: databasePath, providerURL: providerURL, smtpPort: smtpPort)
+        if let eventsSecretFile {
+            _ = try DevEventsSecret.ensure(eventsSecretFile)
+            members.append(("events", .object([
+                ("url", .string(providerURL + FakeEventReceiver.path)), ("secretFile", .string(eventsSecretFile)),
+            ])))
+        }
+        return .object(members)
+    }
+
+    static func baseConfig(databasePath: String, providerURL: String, smtpPort: Int) throws -> [(String, JSONValue)] {
+        [
             ("databasePath", .string(databasePath)),
             ("development", true),
             ("google", .object([
@@ -89,7 +112,7 @@ public enum DevProvider {
                 ("certsUrl", .string(providerURL + FakeFirebase.certsPath + keysQuery)),
             ])),
             ("mail", .object([("smtpUrl", .string("smtp://127.0.0.1:\(smtpPort)")), ("from", "frontdoor-dev@localhost")])),
-        ])
+        ]
     }
 
     public static func usage(port: String, providerURL: String, smtpPort: Int = smtpPort) -> String {
@@ -136,6 +159,14 @@ public enum DevProvider {
           curl -s \(providerURL)/mail/last
 
         or find "mail to … code NNNNNN" lines in var/dev-provider.log.
+
+        Account events (created, linked, email verified, deleted) go to the development receiver,
+        which checks each signature; the latest one:
+
+          curl -s \(providerURL)/events/last
+
+        and one "frontdoor-dev: event …" line each in var/dev-provider.log. Make it fail to watch the
+        retries: curl -s '\(providerURL)/events/mode?set=500' (or hang, refuse, accept).
 
         Delete the account (no fresh Apple authorization: appleRevocation is not_requested or not_applicable):
 

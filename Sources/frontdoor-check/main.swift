@@ -10,6 +10,7 @@ let usage = """
                            [--nginx DIR]
            frontdoor-check --prune [--config PATH]
            frontdoor-check --forget-relay-users [--config PATH]
+           frontdoor-check --deliver [--retry-now] [--config PATH]
     The config is PATH, else $AUTH_CONFIG, else /etc/frontdoor/config.json.
     --nginx is nginx's configuration folder (default /etc/nginx): with snippets/frontdoor-protect.conf
     installed, some file there must define its internal session-check location.
@@ -17,6 +18,9 @@ let usage = """
     --routes says which routes this host has instead of asking the kernel.
     --forget-relay-users drops the records of relay users past the deletion window, once they
     have been removed in the Firebase console (Authentication, Users), and prints their uids.
+    --prune removes expired rows; --deliver sends every account event that is due to events.url
+    (even while the receiver rests after a failure), oldest first, stopping at the first failure;
+    with --retry-now, events waiting for their next retry are due at once (the receiver is back).
     Exit status: 0 when every check passed, 1 when one failed, 2 for a usage error.
     """
 
@@ -54,6 +58,8 @@ let timeout = arguments.take("--timeout").flatMap(Double.init) ?? 5
 let nginxDirectory = arguments.take("--nginx") ?? "/etc/nginx"
 let prune = arguments.flag("--prune")
 let forgetRelayUsers = arguments.flag("--forget-relay-users")
+let deliver = arguments.flag("--deliver")
+let retryNow = arguments.flag("--retry-now")
 guard arguments.rest.isEmpty else {
     print(usage)
     exit(2)
@@ -95,6 +101,41 @@ if forgetRelayUsers {
         print("✗ forget-relay-users: \(error.detail ?? error.message)")
     } catch {
         print("✗ forget-relay-users: \(error)")
+    }
+    exit(1)
+}
+
+if deliver {
+    do {
+        let config = try Config.load(environment: ["AUTH_CONFIG": configPath])
+        guard let events = config.events else {
+            print("✗ deliver: events is not configured in \(configPath)")
+            exit(1)
+        }
+        let db = try Database(path: config.databasePath)
+        if retryNow { try EventBacklog.retryNow(db, now: Clock.now()) }
+        let delivery = try EventDelivery(settings: events, db: db, databasePath: config.databasePath)
+        var report = delivery.run(.operator)
+        // A request's process is delivering (or was killed doing it): its lease ends within one attempt.
+        if let busy = report.busyUntil {
+            sleep(UInt32(clamping: max(0, busy - Clock.now()) + 1))
+            report = delivery.run(.operator)
+        }
+        let now = Clock.now()
+        let backlog = try EventBacklog.read(db)
+        var line = "delivered \(report.delivered)"
+        if report.dropped > 0 { line += ", dropped \(report.dropped) past events.retainSeconds (see syslog)" }
+        if let failure = report.failure { line += ", then stopped: \(failure)" }
+        if report.busyUntil != nil { line += "; another process is delivering" }
+        line += "; \(backlog.summary(now: now))"
+        print((report.failure == nil && report.dropped == 0 ? "✓ events: " : "✗ events: ") + line)
+        exit(report.failure == nil && report.dropped == 0 ? 0 : 1)
+    } catch let error as ConfigError {
+        print("✗ config \(configPath): \(error)")
+    } catch let error as FrontdoorError {
+        print("✗ deliver: \(error.detail ?? error.message)")
+    } catch {
+        print("✗ deliver: \(error)")
     }
     exit(1)
 }

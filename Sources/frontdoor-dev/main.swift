@@ -23,22 +23,30 @@ case "serve":
     let port = option("--port", in: arguments).flatMap(Int.init) ?? 8081
     let smtpPort = option("--smtp-port", in: arguments).flatMap(Int.init) ?? DevProvider.smtpPort
     do {
-        try DevProvider.serve(port: port, smtpPort: smtpPort)
+        try DevProvider.serve(port: port, smtpPort: smtpPort, eventsSecretFile: option("--events-secret", in: arguments))
     } catch {
         fail("cannot serve on port \(port) (mail on \(smtpPort)): \(error)")
     }
 case "config":
     guard let database = option("--database", in: arguments), let provider = option("--provider", in: arguments) else {
-        fail("usage: frontdoor-dev config --database PATH --provider URL [--smtp-port N]")
+        fail("usage: frontdoor-dev config --database PATH --provider URL [--smtp-port N] [--events-secret FILE]")
     }
-    let smtpPort = option("--smtp-port", in: arguments).flatMap(Int.init) ?? DevProvider.smtpPort
-    print(DevProvider.config(databasePath: database, providerURL: provider, smtpPort: smtpPort).serialized)
+    do {
+        let config = try DevProvider.config(
+            databasePath: database, providerURL: provider,
+            smtpPort: option("--smtp-port", in: arguments).flatMap(Int.init) ?? DevProvider.smtpPort,
+            eventsSecretFile: option("--events-secret", in: arguments))
+        print(config.serialized)
+    } catch {
+        fail("config: \(error)")
+    }
 case "usage":
     let port = option("--port", in: arguments) ?? "8080"
     let provider = option("--provider", in: arguments) ?? "http://127.0.0.1:8081"
     print(DevProvider.usage(port: port, providerURL: provider))
 default:
     fail(
-        "usage: frontdoor-dev serve --port N [--smtp-port N] | config --database PATH --provider URL [--smtp-port N] "
+        "usage: frontdoor-dev serve --port N [--smtp-port N] [--events-secret FILE] "
+            + "| config --database PATH --provider URL [--smtp-port N] [--events-secret FILE] "
             + "| usage --port N --provider URL")
 }

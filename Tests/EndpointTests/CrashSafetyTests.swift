@@ -8,15 +8,18 @@ import Testing
 /// Issue 8, crash safety: sign-ins and deletions killed with SIGKILL at seeded random moments
 /// (start-up, key fetch, hashing, the transaction, the after-answer work), then the store must be
 /// whole: SQLite's integrity check, nothing without its account, no half-made or half-deleted
-/// account, and everyone can still sign in to exactly one account. `FRONTDOOR_KILLS` (default
-/// 100; `make crash` runs 600) and `FRONTDOOR_SEED`.
+/// account, and everyone can still sign in to exactly one account. With account events (issue 14)
+/// on: every committed creation and deletion has its event delivered or waiting, none exists for a
+/// change that did not commit, and events whose deliverer was killed mid-attempt arrive later.
+/// `FRONTDOOR_KILLS` (default 100; `make crash` runs 600) and `FRONTDOOR_SEED`.
 @Suite struct CrashSafetyTests {
     /// What gets killed. `deleteAccount` signs a Google person in unkilled, then kills
     /// `delete-account` with their session; `sessionRenewal` does the same with a session made due
-    /// for renewal, and kills the `session` check that renews it.
+    /// for renewal, and kills the `session` check that renews it. `deliveryKilled` signs a new
+    /// person in while the receiver hangs and kills the process once its event is in flight.
     enum Operation: CaseIterable {
         case googleNew, googleReturning, appleRelayNew, appleRelayReturning, emailRegister, emailLogin, deleteAccount
-        case sessionRenewal
+        case sessionRenewal, deliveryKilled
     }
 
     @Test func killedSignInsLeaveAWholeStore() throws {
@@ -32,13 +35,21 @@ import Testing
             ])),
         ])
         let h = world.h
+        let events = try EventsFixture(h, settings: EventsFixture.quick)
+        try world.writeConfig([
+            ("limits", .object([
+                ("registrationsPerClientPerHour", 100_000), ("loginFailuresPerClient", 100_000),
+                ("loginFailuresPerEmail", 1000),
+            ])),
+            events.member,
+        ])
         var people = People()
 
         // How long each whole request takes, unkilled, once the store and key cache exist: its kill
         // window (per operation, as Argon2id makes the email ones several times longer).
         var window: [Operation: Int] = [:]
         for round in 0..<2 {
-            for op in Operation.allCases {
+            for op in Operation.allCases where op != .deliveryKilled {
                 let started = Clock.monotonicMillis()
                 let answer = try CGIAnswer.parse(run(op, world, &people, &random, killAfter: nil)).unwrapped("warm-up")
                 #expect(answer.status < 300, "warm-up \(op): \(answer.rawBody) \(answer.stderr)")
@@ -50,7 +61,9 @@ import Testing
         for _ in 0..<kills {
             let op = Self.weighted.randomElement(using: &random) ?? .googleNew
             let killAfter = Int.random(in: 0...(window[op] ?? 1000), using: &random)
-            let result = try run(op, world, &people, &random, killAfter: killAfter)
+            let result = op == .deliveryKilled
+                ? try killMidDelivery(world, events, &people)
+                : try run(op, world, &people, &random, killAfter: killAfter)
             if result.exitStatus == 128 + SIGKILL { killed += 1 } else { finished += 1 }
             if result.exitStatus != 128 + SIGKILL {
                 let answer = CGIAnswer.parse(result)
@@ -69,6 +82,30 @@ import Testing
             let answer = try h.check("Bearer \(token)")
             #expect(answer.status == 200, "a session whose check was killed: \(answer.rawBody)")
         }
+        // Before anything else is delivered: what was taken and what waits covers every commit.
+        let waitingAfterKills = try EventsFixture.waiting(db).count
+        #expect(try StoreInvariants.eventViolations(
+            db, taken: events.receiver.accepted.compactMap(\.body), deletions: people.deletions.map(\.accountId),
+            auditKey: auditKey(h)) == [])
+        // The rest goes out (a killed deliverer's lease ends within an attempt's time), and then
+        // nothing waits: every event, those killed in flight included, reached the receiver.
+        try events.receiver.setMode(.accept)
+        let started = Clock.monotonicMillis()
+        while try h.count("events") > 0 && Clock.monotonicMillis() - started < 60_000 {
+            _ = try ChildProcess.run(
+                Harness.binDir + "/frontdoor-check", arguments: ["--config", h.configPath, "--deliver"],
+                environment: TestLogs.childEnvironment, workDir: h.dir)
+        }
+        #expect(try h.count("events") == 0)
+        let taken = events.receiver.accepted
+        let takenIds = Set(taken.compactMap(\.id))
+        #expect(people.inFlight.allSatisfy(takenIds.contains), "events whose deliverer was killed arrived later")
+        #expect(try StoreInvariants.eventViolations(
+            db, taken: taken.compactMap(\.body), deletions: people.deletions.map(\.accountId), auditKey: auditKey(h)) == [])
+        print("CrashSafetyTests: events: \(takenIds.count) delivered (\(taken.count - takenIds.count) twice), "
+              + "\(waitingAfterKills) were waiting after the kills, \(people.inFlight.count) killed in flight; "
+              + "accounts \(try h.count("accounts")), deletions committed "
+              + "\(try h.count("deletion_audit"))")
         // Everyone tried can still sign in, to one account each.
         // (A Google person whose sign-in was killed before its commit, and whose address a password
         // registration then took, meets a typed, never-proven email: rule 3 asks for proof.)
@@ -111,7 +148,7 @@ import Testing
     static let weighted: [Operation] =
         [.googleNew, .googleNew, .googleReturning, .googleReturning, .appleRelayNew, .appleRelayNew,
          .appleRelayReturning, .appleRelayReturning, .emailRegister, .emailLogin, .deleteAccount, .deleteAccount,
-         .sessionRenewal, .sessionRenewal]
+         .sessionRenewal, .sessionRenewal, .deliveryKilled]
 
     struct People {
         var google: [String: String?] = [:]
@@ -122,6 +159,8 @@ import Testing
         var deletions: [(accountId: String, answered: Bool)] = []
         /// Every session whose renewing check was started.
         var sessions: [String] = []
+        /// Events whose delivering process was killed while the receiver held the request.
+        var inFlight: [String] = []
         var next = 0
     }
 
@@ -130,6 +169,42 @@ import Testing
         let dir = String(h.databasePath[..<(h.databasePath.lastIndex(of: "/") ?? h.databasePath.endIndex)])
         let text = String(decoding: FileIO.readFile(dir + "/audit-key") ?? [], as: UTF8.self)
         return Array(text.trimmingWhitespace().utf8)
+    }
+
+    /// A new Google person signs in while the receiver hangs; the process is killed once the
+    /// receiver holds its event's request (the event must stay waiting, to go out later).
+    func killMidDelivery(_ world: AppleWorld, _ events: EventsFixture, _ people: inout People) throws -> ChildProcess.Result {
+        let h = world.h
+        // (While a deliverer killed earlier holds the lease, this one skips delivery and just exits.)
+        people.next += 1
+        let sub = "crash-k-\(people.next)"
+        people.google[sub] = "crash-k-\(people.next)@gmail.com"
+        let bytes = Array(JSONValue.object([
+            ("idToken", .string(try h.google.token(sub: sub, email: people.google[sub] ?? nil))),
+        ]).serialized.utf8)
+        Harness.registerSecrets(of: bytes, authorization: nil)
+        let seen = events.receiver.requests.count
+        try events.receiver.setMode(.hang)
+        defer { try? events.receiver.setMode(.accept) }
+        let env = h.environment(
+            method: "POST", contentType: "application/json", contentLength: bytes.count, authorization: nil, extra: [:])
+        let started = try ChildProcess.start(Harness.binDir + "/signin-google", environment: env, stdin: bytes, workDir: h.dir)
+        var status: Int32 = 0
+        var exited = false
+        let deadline = Clock.monotonicMillis() + 10_000
+        while events.receiver.requests.count == seen && Clock.monotonicMillis() < deadline {
+            if waitpid(started.pid, &status, WNOHANG) == started.pid {
+                exited = true
+                break
+            }
+            usleep(1000)
+        }
+        if !exited { kill(started.pid, SIGKILL) }
+        if let request = events.receiver.requests.dropFirst(seen).first, let id = request.id, !exited {
+            people.inFlight.append(id)
+        }
+        // (Already reaped when it exited by itself: finish then reads what it wrote, exit status 0.)
+        return ChildProcess.finish(pid: started.pid, stdoutPath: started.stdoutPath, stderrPath: started.stderrPath)
     }
 
     /// Starts one sign-in; SIGKILLs it `killAfter` µs later (nil: lets it finish).
@@ -194,6 +269,8 @@ import Testing
             body = ""
             authorization = signedIn.bearer
             people.sessions.append(signedIn.token)
+        case .deliveryKilled:
+            throw HarnessError("deliveryKilled runs through killMidDelivery")
         case .deleteAccount:
             // Someone new each time, signed in unkilled: the deletion is what gets killed.
             people.next += 1

@@ -9,7 +9,9 @@ import Testing
 /// at concurrency 16. New and returning people, Google and Apple relay, some people with both
 /// (same address, so the second provider joins the first's account), and a twelfth who log in
 /// with a password (registered beforehand; Argon2id costs about 50 ms a request, so they stay a
-/// small share). No 5xx, one account per person, and a busy store never shows.
+/// small share). No 5xx, one account per person, and a busy store never shows. Account events go
+/// to a receiver all the while: each account's `account.created` and each join's `account.linked`
+/// arrive, once or more, and none for anything else.
 /// `FRONTDOOR_LOAD_REQUESTS` (200 in `make test`, 2,000 in `make load`), `FRONTDOOR_LOAD_CONCURRENCY`
 /// (16), `FRONTDOOR_SEED`.
 @Suite struct LoadTests {
@@ -35,11 +37,14 @@ import Testing
         let total = environmentInt("FRONTDOOR_LOAD_REQUESTS", 200)
         let concurrency = environmentInt("FRONTDOOR_LOAD_CONCURRENCY", 16)
         var random = SeededRandom.fromEnvironment("LoadTests")
-        let world = try AppleWorld(config: [
+        let world = try AppleWorld()
+        let events = try EventsFixture(world.h, settings: EventsFixture.quick)
+        try world.writeConfig([
             ("http", .object([("connectTimeoutSeconds", 2), ("totalTimeoutSeconds", 10)])),
             ("processLifetimeSeconds", 30),
             // The password people are registered from 127.0.0.1, many more than a client may in an hour.
             ("limits", .object([("registrationsPerClientPerHour", 100_000)])),
+            events.member,
         ])
         let stack = try Stack(
             world.h, environment: ["FRONTDOOR_RATE_LIMIT": "off", "FRONTDOOR_FCGIWRAP_CHILDREN": "16"])
@@ -118,6 +123,41 @@ import Testing
         // A busy store is retried inside the programs, never answered or logged as a failure.
         let log = stack.errorLog()
         #expect(!log.contains("busy") && !log.contains("locked") && !log.contains("status=5"))
+
+        // Events: the requests' own processes deliver after their answers, at a lower priority:
+        // some are still at it when the last answer is in. Once the outbox stops shrinking, what
+        // is left goes by frontdoor-check (none, normally).
+        var waiting = try world.h.count("events")
+        let settling = Clock.monotonicMillis()
+        while waiting > 0 && Clock.monotonicMillis() - settling < 15_000 {
+            usleep(1_000_000)
+            let now = try world.h.count("events")
+            if now == waiting { break }
+            waiting = now
+        }
+        let deliveredByRequests = Set(events.receiver.accepted.compactMap(\.id)).count
+        let drained = Clock.monotonicMillis()
+        while try world.h.count("events") > 0 && Clock.monotonicMillis() - drained < 60_000 {
+            _ = try ChildProcess.run(
+                Harness.binDir + "/frontdoor-check", arguments: ["--config", world.h.configPath, "--deliver"],
+                environment: TestLogs.childEnvironment, workDir: world.h.dir)
+        }
+        #expect(try world.h.count("events") == 0)
+        let taken = events.receiver.accepted
+        var distinct: [String: Set<String>] = [:]
+        for delivery in taken { if let type = delivery.type, let id = delivery.id { distinct[type, default: []].insert(id) } }
+        let joined = try world.h.database().query(
+            "SELECT count(*) FROM (SELECT account_id FROM identities GROUP BY account_id HAVING count(*) > 1)"
+        ).first?.int(0) ?? -1
+        #expect(Int64(distinct["account.created"]?.count ?? 0) == (try world.h.count("accounts")))
+        #expect(Int64(distinct["account.linked"]?.count ?? 0) == joined)
+        #expect(Set(distinct.keys).isSubset(of: ["account.created", "account.linked"]))
+        #expect(try StoreInvariants.eventViolations(
+            world.h.database(), taken: taken.compactMap(\.body), deletions: [], auditKey: []) == [])
+        print("LoadTests: events: \(distinct.values.map(\.count).reduce(0, +)) delivered "
+              + "(created \(distinct["account.created"]?.count ?? 0), linked \(distinct["account.linked"]?.count ?? 0), "
+              + "\(taken.count - distinct.values.map(\.count).reduce(0, +)) twice): \(deliveredByRequests) by the requests' "
+              + "own processes, \(waiting) left for frontdoor-check --deliver")
     }
 
     static func password(of person: Person) -> String { "load password of \(person.email)" }

@@ -70,3 +70,75 @@ enum StoreInvariants {
         return found
     }
 }
+
+extension StoreInvariants {
+    /// Account events against the store, after kills (issue 14): `taken` is what the receiver got
+    /// (bodies, in arrival order), the outbox what waits. Every account has its `account.created`;
+    /// every committed deletion (the account gone, its audit row there) its `account.deleted`;
+    /// no event names an account whose change did not commit; and each account's first arrivals
+    /// start with its creation and end with its deletion.
+    static func eventViolations(
+        _ db: Database, taken: [JSONValue], deletions: [String], auditKey: [UInt8]
+    ) throws -> [String] {
+        var found: [String] = []
+        let waiting = try db.query("SELECT body FROM events ORDER BY seq").map {
+            try JSONParser.parse(Array(($0.text(0) ?? "").utf8))
+        }
+        struct Seen { var types: Set<String> = []; var createdIds: Set<String> = [] }
+        var byAccount: [String: Seen] = [:]
+        for body in taken + waiting {
+            guard let account = body["accountId"]?.stringValue, let type = body["type"]?.stringValue,
+                let id = body["id"]?.stringValue
+            else {
+                found.append("an event without accountId, type or id: \(body.serialized)")
+                continue
+            }
+            byAccount[account, default: Seen()].types.insert(type)
+            if type == "account.created" { byAccount[account, default: Seen()].createdIds.insert(id) }
+        }
+        let accounts = Set(try db.query("SELECT id FROM accounts").compactMap { $0.text(0) })
+        func audited(_ id: String) throws -> Bool {
+            try db.query(
+                "SELECT count(*) FROM deletion_audit WHERE account_hash = ?",
+                [.blob(HMACSHA256.mac(key: auditKey, message: Array(id.utf8)))]).first?.int(0) == 1
+        }
+        for id in accounts.sorted() where byAccount[id]?.types.contains("account.created") != true {
+            found.append("\(id): an account without its account.created event")
+        }
+        for id in deletions where !accounts.contains(id) {
+            if try !audited(id) { continue }  // reported by deletionViolations
+            if byAccount[id]?.types.contains("account.deleted") != true {
+                found.append("\(id): deleted (audited) without its account.deleted event")
+            }
+        }
+        for (id, seen) in byAccount.sorted(by: { $0.key < $1.key }) {
+            if seen.createdIds.count > 1 { found.append("\(id): \(seen.createdIds.count) account.created events") }
+            let gone = !accounts.contains(id)
+            let committedDeletion = try gone && audited(id)
+            if seen.types.contains("account.deleted") && !committedDeletion {
+                found.append("\(id): an account.deleted event for a deletion that did not commit")
+            }
+            if gone && !seen.types.contains("account.deleted") {
+                found.append("\(id): events for an account that does not exist and was not deleted")
+            }
+        }
+        // Order per account, by first arrival of each event id.
+        var arrived = Set<String>()
+        var order: [String: [String]] = [:]
+        for body in taken {
+            guard let id = body["id"]?.stringValue, arrived.insert(id).inserted,
+                let account = body["accountId"]?.stringValue, let type = body["type"]?.stringValue
+            else { continue }
+            order[account, default: []].append(type)
+        }
+        for (id, types) in order.sorted(by: { $0.key < $1.key }) {
+            if let created = types.firstIndex(of: "account.created"), created != 0 {
+                found.append("\(id): \(types[0]) arrived before account.created")
+            }
+            if let deleted = types.firstIndex(of: "account.deleted"), deleted != types.count - 1 {
+                found.append("\(id): \(types[deleted + 1]) arrived after account.deleted")
+            }
+        }
+        return found
+    }
+}

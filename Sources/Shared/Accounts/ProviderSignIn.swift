@@ -71,6 +71,7 @@ public enum ProviderSignIn {
         let accountVerified = account.int(2) == 1
         if accountVerified && identity.authoritativeForEmail && sameProvider.isEmpty {
             try link(identity, to: accountId, proven: true, db: db, now: now)
+            try Events.record(.linked(provider: identity.provider.rawValue), accountId: accountId, in: db, config: config, now: now)
             return .session(try startSession(
                 db: db, accountId: accountId, created: false, config: config, now: now, deviceName: deviceName))
         }
@@ -101,6 +102,7 @@ public enum ProviderSignIn {
                 identity.name.map(SQLValue.text) ?? .null, .integer(now),
             ])
         try link(identity, to: accountId, proven: email == nil || verified, db: db, now: now)
+        try Events.record(.created, accountId: accountId, in: db, config: config, now: now)
         return try startSession(db: db, accountId: accountId, created: true, config: config, now: now, deviceName: deviceName)
     }
 

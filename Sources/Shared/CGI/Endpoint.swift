@@ -30,6 +30,7 @@ public enum Endpoint {
                 + formatMillis(Clock.monotonicMillis() - started))
         if let detail = outcome.detail { FileIO.log("frontdoor endpoint=\(name) detail=\(detail)") }
         if outcome.configBroken { exit(1) }
+        if let context = outcome.context { EventDelivery.scheduleAfterAnswer(context) }
         // Every process re-reads the WAL when it opens: the one whose commit made it long empties it.
         if let context = outcome.context, context.usedDatabase, let db = try? context.database(),
             db.walFrameCount >= Database.walTidyFrames

@@ -64,6 +64,7 @@ public struct SelfCheck {
         for service in services(config) {
             checkService(service, note: note)
         }
+        checkEvents(config, note: note)
         return findings
     }
 

@@ -122,6 +122,8 @@ public struct Config: Sendable {
     public var passwordCost: PasswordCost
     public var limits: Limits
     public var deletion = Deletion(auditKeyFile: nil, revocationBudgetSeconds: 20)
+    /// The app's receiver of account events; nil: no events are written.
+    public var events: EventReceiver?
     /// The files secrets were read from (`firebase.apiKeyFile`, …), by key.
     public var secretFiles: [(key: String, path: String)] = []
 
@@ -151,6 +153,7 @@ public struct Config: Sendable {
             if firebase.serviceAccountFile != nil { urls.append(("firebase.oauthTokenUrl", firebase.oauthTokenUrl)) }
         }
         if let mail { urls.append(("mail.smtpUrl", mail.smtpUrl)) }
+        if let events { urls.append(("events.url", events.url)) }
         return urls
     }
 
@@ -288,6 +291,11 @@ public struct Config: Sendable {
             if let file = config.deletion.auditKeyFile { config.secretFiles.append((r.key("auditKeyFile"), file)) }
             config.deletion.revocationBudgetSeconds = try r.int("revocationBudgetSeconds", default: 20, range: 1...600)
             try r.rejectUnknown()
+        }
+        if var r = try top.section("events") {
+            let events = try EventReceiver.read(&r, processLifetimeSeconds: config.processLifetimeSeconds)
+            config.events = events
+            config.secretFiles.append((r.key("secretFile"), events.secretFile))
         }
         try top.rejectUnknown()
         if config.apple != nil, config.apple?.mode == .relay, config.firebase == nil {

@@ -32,6 +32,7 @@ public enum AccountDeletion {
             try DeletionAudit.record(
                 accountId: accountId, providers: providers, revocation: revocation, revocationId: plan?.id,
                 key: auditKey, db: db, now: context.now)
+            try Events.record(.deleting, accountId: accountId, in: db, config: context.config, now: context.now)
             // Codes hang off tickets, not the account: they go first, while their tickets still name it.
             try db.run(
                 """

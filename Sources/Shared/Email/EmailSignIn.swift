@@ -51,6 +51,7 @@ public enum EmailSignIn {
                 [.text(accountId), .text(email), .text(key), name.map(SQLValue.text) ?? .null, .text(hash),
                  .integer(context.now)])
             guard inserted == 1 else { return nil }
+            try Events.record(.created, accountId: accountId, in: db, config: context.config, now: context.now)
             return try ProviderSignIn.startSession(
                 db: db, accountId: accountId, created: true, config: context.config, now: context.now,
                 deviceName: deviceName)

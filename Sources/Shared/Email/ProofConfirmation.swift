@@ -53,6 +53,7 @@ enum ProofConfirmation {
                 }
                 try InboxProof.dropUnprovenIdentities(of: id, db: db)
                 try link(provider: provider, subject: subject, to: id, db: db, now: now)
+                try Events.record(.linked(provider: provider), accountId: id, in: db, config: context.config, now: now)
             case .verify(_, let id):
                 // The session's holder read the code: whoever made the account owns the inbox.
                 accountId = id
@@ -60,6 +61,7 @@ enum ProofConfirmation {
             case .reset:
                 throw PendingTicket.invalid
             }
+            try Events.record(.verifyingEmail, accountId: accountId, in: db, config: context.config, now: now)
             try db.run("UPDATE accounts SET email_verified = 1 WHERE id = ?", [.text(accountId)])
             return .success(try ProviderSignIn.startSession(
                 db: db, accountId: accountId, created: false, config: context.config, now: now, deviceName: deviceName))
@@ -98,6 +100,8 @@ enum ProofConfirmation {
             guard try EmailSignIn.currentHash(of: id, db: db) == hash else { throw EmailSignIn.invalidCredentials }
             guard try PendingTicket.spend(ticketHash, db: db) else { throw PendingTicket.invalid }
             try link(provider: provider, subject: subject, to: id, db: db, now: now)
+            try Events.record(.linked(provider: provider), accountId: id, in: db, config: context.config, now: now)
+            try Events.record(.verifyingEmail, accountId: id, in: db, config: context.config, now: now)
             try db.run("UPDATE accounts SET email_verified = 1 WHERE id = ?", [.text(id)])
             try EmailSignIn.succeeded(limits, db: db, now: now)
             return try ProviderSignIn.startSession(

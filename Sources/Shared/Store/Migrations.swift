@@ -3,6 +3,7 @@
 enum Migrations {
     static let scripts: [String] = [
         v1, v2, emailCodesAndLimits, accountDeletion, keyedRateLimits, reviewFixes, slidingSessions, relayWindow,
+        eventOutbox,
     ]
 
     static let v1 = """
@@ -223,5 +224,30 @@ enum Migrations {
           access_token TEXT NOT NULL,
           expires_at INTEGER NOT NULL          -- its expiry less a margin
         ) STRICT;
+        """
+
+    /// Account events (issue 14, rule 12): the outbox, written in the transaction of each change,
+    /// and the one row that says who is delivering. No reference to accounts: a deletion's event
+    /// outlives the account, and a body holds nothing the account's rows would be needed for.
+    static let eventOutbox = """
+        CREATE TABLE events (
+          seq INTEGER PRIMARY KEY,             -- the order the events were written in
+          id TEXT NOT NULL,                    -- random; the receiver de-duplicates by it
+          type TEXT NOT NULL,                  -- account.created | account.linked | account.email_verified | account.deleted
+          account_id TEXT NOT NULL,
+          body TEXT NOT NULL,                  -- the JSON sent, exactly: no email, name, token or provider subject
+          created_at INTEGER NOT NULL,
+          attempts INTEGER NOT NULL DEFAULT 0, -- failed attempts so far
+          next_attempt_at INTEGER NOT NULL,
+          last_error TEXT                      -- why the last attempt failed: an HTTP status or a transport error
+        ) STRICT;
+        CREATE INDEX events_account ON events(account_id, seq);
+        CREATE TABLE event_delivery (          -- exactly one row
+          id INTEGER PRIMARY KEY CHECK (id = 1),
+          owner TEXT,                          -- the delivering process's random token, while it delivers
+          lease_until INTEGER NOT NULL DEFAULT 0,
+          paused_until INTEGER NOT NULL DEFAULT 0  -- after a failed attempt the receiver is left alone until then
+        ) STRICT;
+        INSERT INTO event_delivery (id) VALUES (1);
         """
 }
