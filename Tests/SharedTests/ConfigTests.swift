@@ -201,4 +201,10 @@ import Testing
         #expect(KeySetCache.maxAge("no-cache") == nil)
         #expect(KeySetCache.maxAge(nil) == nil)
     }
+
+    @Test func aNullSettingMeansItsDefault() throws {
+        let config = try Config.parse(Array(#"{"databasePath": "/x", "sessionLifetimeSeconds": null, "http": {"totalTimeoutSeconds": null}}"#.utf8))
+        #expect(config.sessionLifetimeSeconds == 30 * 86_400)
+        #expect(config.http.totalTimeoutSeconds == 5)
+    }
 }

@@ -17,7 +17,8 @@ struct ConfigReader {
 
     mutating func value(_ name: String) -> JSONValue? {
         seen.append(name)
-        for (key, value) in members where key == name { return value.isNull ? nil : value }
+        // JSONValue is ExpressibleByNilLiteral: a bare `nil` here would be `.null`, not absent.
+        for (key, value) in members where key == name { return value.isNull ? Optional<JSONValue>.none : value }
         return nil
     }
 
