@@ -39,7 +39,7 @@ import Testing
         try world.writeConfig([
             ("limits", .object([
                 ("registrationsPerClientPerHour", 100_000), ("loginFailuresPerClient", 100_000),
-                ("loginFailuresPerEmail", 1000),
+                ("loginFailuresPerEmail", 1000), ("appleFailuresPerClientPerHour", 100_000),
             ])),
             events.member,
         ])
