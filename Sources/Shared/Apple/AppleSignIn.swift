@@ -144,12 +144,7 @@ public enum AppleSignIn {
             }
             throw error
         }
-        guard subjects.contains(apple.subject) else {
-            throw .invalidToken("relay: firebase.identities apple.com is not the Apple token's sub")
-        }
-        return ProviderIdentity(
-            provider: .apple, subject: apple.subject, email: apple.email, emailVerified: apple.emailVerified,
-            authoritativeForEmail: true, name: name)
+        return try identity(apple, relaySubjects: subjects, name: name)
     }
 
     /// The phone's retry of a relay sign-in whose Firebase answer was kept: the same checks on
@@ -163,6 +158,14 @@ public enum AppleSignIn {
         else { throw .invalidToken("relay: the kept sign-in does not open with this nonce") }
         let subjects = try relayAppleSubjects(
             idToken: idToken, localId: kept.localId, firebase: firebase, context: context)
+        return try identity(apple, relaySubjects: subjects, name: name)
+    }
+
+    /// The person, once the relay's verified ID token names the Apple token's `sub`: Firebase
+    /// checked the very token we hold, so its claims (email included) can be trusted.
+    static func identity(
+        _ apple: AppleToken, relaySubjects subjects: [String], name: String?
+    ) throws(FrontdoorError) -> ProviderIdentity {
         guard subjects.contains(apple.subject) else {
             throw .invalidToken("relay: firebase.identities apple.com is not the Apple token's sub")
         }

@@ -41,12 +41,7 @@ final class TeamKey {
     init(pem: [UInt8]) throws(FrontdoorError) {
         guard OpenSSLRuntime.start() else { throw .internal("apple key: OpenSSL unavailable") }
         defer { OpenSSLRuntime.clearErrors() }
-        let read: OpaquePointer? = pem.withUnsafeBytes { buffer -> OpaquePointer? in
-            guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else { return nil }
-            defer { BIO_free(bio) }
-            // A callback that gives no passphrase: an encrypted key fails instead of asking a terminal.
-            return PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in 0 }, nil)
-        }
+        let read = PEMPrivateKey.read(pem)
         guard let read else { throw .internal("config: apple.privateKeyFile: not a PEM private key") }
         guard frontdoor_pkey_is_p256(read) == 1 else {
             EVP_PKEY_free(read)

@@ -9,13 +9,7 @@ final class RSAPrivateKey {
     init(pem: [UInt8], what: String) throws(FrontdoorError) {
         guard OpenSSLRuntime.start() else { throw .internal("\(what): OpenSSL unavailable") }
         defer { OpenSSLRuntime.clearErrors() }
-        let read: OpaquePointer? = pem.withUnsafeBytes { buffer -> OpaquePointer? in
-            guard buffer.count <= Int(Int32.max), let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count))
-            else { return nil }
-            defer { BIO_free(bio) }
-            // No passphrase callback answer: an encrypted key fails instead of asking a terminal.
-            return PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in 0 }, nil)
-        }
+        let read = PEMPrivateKey.read(pem)
         guard let read else { throw .internal("\(what): not a PEM private key") }
         guard EVP_PKEY_get_base_id(read) == EVP_PKEY_RSA, EVP_PKEY_get_bits(read) >= Int32(PublicKey.minimumRSABits)
         else {
