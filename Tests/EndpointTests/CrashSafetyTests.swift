@@ -318,16 +318,10 @@ extension CrashSafetyTests {
         let me = try h.signedIn("g-killed-check")
         try h.age(me.sessionId, by: 120)
         let aged = try #require(try h.stored(me.sessionId))
-        let pause = h.dir + "/renewal-pause"
-        var env = h.environment(method: "GET", contentType: nil, contentLength: nil, authorization: me.bearer, extra: [:])
-        env["FRONTDOOR_TEST_PAUSE_AT"] = "renewal"
-        env["FRONTDOOR_TEST_PAUSE_FILE"] = pause
-        Harness.registerSecrets(of: [], authorization: me.bearer)
-        let held = try ChildProcess.start(Harness.binDir + "/session", environment: env, workDir: h.dir)
-        try SessionCheckTests.waitForFile(pause + ".waiting")
-        kill(held.pid, SIGKILL)
-        let result = ChildProcess.finish(pid: held.pid, stdoutPath: held.stdoutPath, stderrPath: held.stderrPath)
-        #expect(result.exitStatus == 128 + SIGKILL)
+        let held = try HeldRequest(
+            h, "session", method: "GET", json: nil, holdAt: "renewal", authorization: me.bearer)
+        try held.waitUntilHeld()
+        #expect(held.kill() == 128 + SIGKILL)
         #expect(try h.stored(me.sessionId) == aged)
         #expect(try StoreInvariants.violations(h.database()) == [])
         let answer = try h.check(me.bearer)

@@ -14,15 +14,21 @@ final class HeldRequest {
     private let stdoutPath: String
     private let stderrPath: String
     private var finished: CGIAnswer?
+    private var killed = false
 
-    init(_ h: Harness, _ endpoint: String, json: String, holdAt point: String, authorization: String? = nil) throws {
+    /// A POST with `json`, or with `json` nil a bodiless request of `method` (the session check's GET).
+    init(
+        _ h: Harness, _ endpoint: String, method: String = "POST", json: String?, holdAt point: String,
+        authorization: String? = nil
+    ) throws {
         self.point = point
         folder = h.dir + "/hold-\(point)"
         mkdir(folder, 0o700)
-        let body = Array(json.utf8)
+        let body = Array((json ?? "").utf8)
         Harness.registerSecrets(of: body, authorization: authorization)
         let env = h.environment(
-            method: "POST", contentType: "application/json", contentLength: body.count, authorization: authorization,
+            method: method, contentType: json == nil ? nil : "application/json",
+            contentLength: json == nil ? nil : body.count, authorization: authorization,
             extra: ["FRONTDOOR_TEST_PAUSE_AT": point, "FRONTDOOR_TEST_PAUSE_FILE": "\(folder)/\(point)"])
         let started = try ChildProcess.start(
             Harness.binDir + "/" + endpoint, environment: env, stdin: body, workDir: h.dir)
@@ -43,6 +49,15 @@ final class HeldRequest {
         }
     }
 
+    /// Kills the held process where it stands (SIGKILL); its exit status.
+    func kill() -> Int32 {
+        _ = Glibc.kill(pid, SIGKILL)
+        let result = ChildProcess.finish(pid: pid, stdoutPath: stdoutPath, stderrPath: stderrPath)
+        finished = CGIAnswer.parse(result)
+        killed = true
+        return result.exitStatus
+    }
+
     /// Lets the process go on and returns its answer.
     func release() throws -> CGIAnswer {
         if let finished { return finished }
@@ -57,6 +72,6 @@ final class HeldRequest {
     }
 
     deinit {
-        if finished == nil { _ = try? release() }
+        if finished == nil && !killed { _ = try? release() }
     }
 }

@@ -198,29 +198,14 @@ import Testing
         let me = try h.signedIn("g-race")
         try h.age(me.sessionId, by: 30)
         // Hold the check between its read and its write, sign out meanwhile, then let it go on.
-        let pause = h.dir + "/renewal-pause"
-        var env = h.environment(method: "GET", contentType: nil, contentLength: nil, authorization: me.bearer, extra: [:])
-        env["FRONTDOOR_TEST_PAUSE_AT"] = "renewal"
-        env["FRONTDOOR_TEST_PAUSE_FILE"] = pause
-        Harness.registerSecrets(of: [], authorization: me.bearer)
-        let held = try ChildProcess.start(Harness.binDir + "/session", environment: env, workDir: h.dir)
-        try Self.waitForFile(pause + ".waiting")
+        let held = try HeldRequest(
+            h, "session", method: "GET", json: nil, holdAt: "renewal", authorization: me.bearer)
+        try held.waitUntilHeld()
         #expect(try h.run("sign-out", body: [], contentType: nil, authorization: me.bearer).body["ended"] == 1)
-        try h.writeText(pause + ".go", "")
-        let answer = try #require(CGIAnswer.parse(
-            ChildProcess.finish(pid: held.pid, stdoutPath: held.stdoutPath, stderrPath: held.stderrPath)))
+        let answer = try held.release()
         #expect(answer.status == 401, "\(answer.rawBody)")
         #expect(answer.header("X-Frontdoor-Account") == nil)
         #expect(try h.stored(me.sessionId) == nil)
         #expect(try h.check(me.bearer).status == 401)
-    }
-
-    /// Waits for a file a held process makes, bounded far above what it takes (10x margin and more).
-    static func waitForFile(_ path: String) throws {
-        let deadline = Clock.monotonicMillis() + 20_000
-        while access(path, F_OK) != 0 {
-            guard Clock.monotonicMillis() < deadline else { throw HarnessError("\(path) never appeared") }
-            usleep(2_000)
-        }
     }
 }
