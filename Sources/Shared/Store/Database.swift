@@ -274,7 +274,10 @@ public final class Database {
     }
 
     /// Once a process, before SQLite initialises (a later call is refused and changes nothing).
-    private static let processSetUp: Void = { _ = frontdoor_sqlite3_no_memstatus() }()
+    private static let processSetUp: Void = {
+        _ = frontdoor_sqlite3_no_memstatus()
+        _ = frontdoor_sqlite3_no_bulk_page_cache()
+    }()
 
     private static func openHandle(_ path: String) throws(FrontdoorError) -> OpaquePointer {
         _ = processSetUp
