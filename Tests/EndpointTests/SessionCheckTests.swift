@@ -78,7 +78,63 @@ import Testing
         #expect(checked.status == 500 && checked.exitStatus == 1)
     }
 
-    @Test func expiredSignedOutAndDeletedAre401() throws {
+    /// nginx's internal check location says `FRONTDOOR_ANSWER=headers`: auth_request reads the
+    /// headers and drops the body, so the check answers the session alone. Any other value (the
+    /// phone's /auth/session sets none) gets DESIGN.md's whole body.
+    @Test func theAuthRequestAnswerIsTheHeadersAndTheSessionAlone() throws {
+        let h = try Harness()
+        let me = try h.signedIn("g-headers", email: "headers@gmail.com")
+        let answer = try h.check(me.bearer, extraEnvironment: Self.headersOnly)
+        #expect(answer.status == 200, "\(answer.rawBody) \(answer.stderr)")
+        #expect(answer.header("X-Frontdoor-Account") == me.accountId)
+        #expect(answer.header("X-Frontdoor-Session") == me.sessionId)
+        #expect(answer.body.objectValue?.map(\.0) == ["accountId", "sessionId", "sessionExpiresAt"])
+        let stored = try #require(try h.stored(me.sessionId))
+        #expect(answer.body["sessionExpiresAt"]?.stringValue == Clock.rfc3339(stored.expiresAt))
+        for other in ["", "body", "HEADERS", "headers "] {
+            let whole = try h.check(me.bearer, extraEnvironment: ["FRONTDOOR_ANSWER": other])
+            #expect(whole.body.objectValue?.map(\.0) == Self.contractMembers, "FRONTDOOR_ANSWER=\(other)")
+        }
+    }
+
+    static let headersOnly = ["FRONTDOOR_ANSWER": "headers"]
+
+    /// The check reads only its own settings (Config.Scope.sessionCheck): a broken provider
+    /// section stops the sign-ins, not the people already signed in.
+    @Test func aBrokenProviderSectionLeavesTheDoorOpen() throws {
+        let h = try Harness()
+        let me = try h.signedIn("g-broken-google")
+        try h.writeConfig([("google", .object([("clientIds", .array([]))]))])
+        let signIn = try h.run("signin-google", body: Array(#"{"idToken": "x"}"#.utf8))
+        #expect(signIn.status == 500 && signIn.exitStatus == 1, "\(signIn.rawBody)")
+        #expect(signIn.stderr.contains("google.clientIds"))
+        let checked = try h.check(me.bearer)
+        #expect(checked.status == 200, "\(checked.rawBody) \(checked.stderr)")
+        #expect(checked.body["email"] != nil && checked.header("X-Frontdoor-Account") == me.accountId)
+        // Its own settings it still refuses.
+        try h.writeConfig([("sessions", .object([("renewEvery", 5)]))])
+        let refused = try h.check(me.bearer)
+        #expect(refused.status == 500 && refused.exitStatus == 1 && refused.stderr.contains("sessions.renewEvery"))
+    }
+
+    /// The cascade takes a deleted account's sessions with it; a session row whose account was
+    /// removed by hand with foreign keys off (the sqlite3 shell's default) still opens nothing.
+    @Test(arguments: [false, true])
+    func aSessionWithoutItsAccountIs401(_ headersOnly: Bool) throws {
+        let h = try Harness()
+        let me = try h.signedIn("g-orphan-\(headersOnly)")
+        let db = try h.database()
+        _ = try db.run("PRAGMA foreign_keys = OFF", [])
+        #expect(try db.run("DELETE FROM accounts WHERE id = ?", [.text(me.accountId)]) == 1)
+        #expect(try h.stored(me.sessionId) != nil, "the session row should outlive its account here")
+        let answer = try h.check(me.bearer, extraEnvironment: headersOnly ? Self.headersOnly : [:])
+        #expect(answer.status == 401, "\(answer.rawBody)")
+        #expect(answer.header("X-Frontdoor-Account") == nil && answer.header("X-Frontdoor-Session") == nil)
+    }
+
+    @Test(arguments: [false, true])
+    func expiredSignedOutAndDeletedAre401(_ headersOnly: Bool) throws {
+        let environment = headersOnly ? Self.headersOnly : [:]
         let h = try Harness()
         let expired = try h.signedIn("g-expired")
         try h.database().run("UPDATE sessions SET expires_at = ? WHERE session_id = ?",
@@ -88,7 +144,7 @@ import Testing
         let deleted = try h.signedIn("g-deleted")
         #expect(try h.run("delete-account", body: [], contentType: nil, authorization: deleted.bearer).status == 200)
         for person in [expired, signedOut, deleted] {
-            let answer = try h.check(person.bearer)
+            let answer = try h.check(person.bearer, extraEnvironment: environment)
             #expect(answer.status == 401, "\(answer.rawBody)")
             #expect(answer.errorCode == "unauthorized")
             #expect(answer.header("X-Frontdoor-Account") == nil)
@@ -125,13 +181,14 @@ import Testing
         #expect(h.walBytes == 0, "a plain read wrote to the WAL")
     }
 
-    @Test func aDueCheckMovesTheExpiryOnceAndRecordsTheUse() throws {
+    @Test(arguments: [false, true])
+    func aDueCheckMovesTheExpiryOnceAndRecordsTheUse(_ headersOnly: Bool) throws {
         let h = try Harness(config: [("sessionLifetimeSeconds", 100), ("sessions", .object([("renewAfterSeconds", 10)]))])
-        let me = try h.signedIn("g-renew")
+        let me = try h.signedIn("g-renew-\(headersOnly)")
         try h.age(me.sessionId, by: 30)
         let aged = try #require(try h.stored(me.sessionId))
         let started = Clock.now()
-        let answer = try h.check(me.bearer)
+        let answer = try h.check(me.bearer, extraEnvironment: headersOnly ? Self.headersOnly : [:])
         let ended = Clock.now()
         #expect(answer.status == 200)
         let renewed = try #require(try h.stored(me.sessionId))

@@ -208,3 +208,66 @@ import Testing
         #expect(config.http.totalTimeoutSeconds == 5)
     }
 }
+
+/// `Config.Scope.sessionCheck`: the session check reads its own settings and no other section.
+@Suite struct ConfigScopeTests {
+    func parse(_ text: String, _ scope: Config.Scope) throws(ConfigError) -> Config {
+        try Config.parse(Array(text.utf8), scope: scope)
+    }
+
+    func refusedKey(_ text: String, _ scope: Config.Scope) -> String? {
+        do {
+            _ = try parse(text, scope)
+            return nil
+        } catch {
+            return error.key
+        }
+    }
+
+    /// Sections the check leaves unread: a broken one, and a secret file nobody can read.
+    static let brokenServices = #"""
+        "google": {"clientIds": []}, "firebase": {"projectId": "p", "apiKeyFile": "/nonexistent/api-key"},
+        "mail": {"smtpUrl": "http://mail.example.com"}, "limits": {"loginFailuresPerEmail": 0},
+        "http": {"totalTimeoutSeconds": 1000}, "keyCache": {"nonsense": 1}, "password": {"memoryKiB": 1},
+        "deletion": {"revocationBudgetSeconds": 0}, "apple": {"mode": "neither"}
+        """#
+
+    @Test func theCheckReadsItsSettingsAndLeavesTheOtherSectionsUnread() throws {
+        let text = #"{"databasePath": "/tmp/x.sqlite3", "sessionLifetimeSeconds": 600, "processLifetimeSeconds": 20, "sessions": {"renewAfterSeconds": 60, "maxLifetimeSeconds": 900}, "#
+            + Self.brokenServices + "}"
+        let config = try parse(text, .sessionCheck)
+        #expect(config.databasePath == "/tmp/x.sqlite3")
+        #expect(config.sessions == SessionPolicy(lifetimeSeconds: 600, renewAfterSeconds: 60, maxLifetimeSeconds: 900))
+        #expect(config.processLifetimeSeconds == 20)
+        #expect(config.google == nil && config.firebase == nil && config.mail == nil && config.apple == nil)
+        #expect(config.secretFiles.isEmpty, "a secret file was named: \(config.secretFiles)")
+        // Every other program refuses the same file, at the first broken section it reads.
+        #expect(refusedKey(text, .everything) == "http.totalTimeoutSeconds")
+    }
+
+    @Test func theCheckStillRefusesWhatItReads() {
+        for (text, key) in [
+            (#"{"sessionLifetimeSeconds": 600}"#, "databasePath"),
+            (#"{"databasePath": "/tmp/x.sqlite3", "sessionLifetimeSeconds": 0}"#, "sessionLifetimeSeconds"),
+            (#"{"databasePath": "/tmp/x.sqlite3", "sessions": {"renewAfterSeconds": -1}}"#, "sessions.renewAfterSeconds"),
+            (#"{"databasePath": "/tmp/x.sqlite3", "sessions": {"renewEvery": 5}}"#, "sessions.renewEvery"),
+            (#"{"databasePath": "/tmp/x.sqlite3", "sesions": {}}"#, "sesions"),
+            (#"{"databasePath": "/tmp/x.sqlite3", "events": {"url": "http://app.example.com/events"}}"#, "events.url"),
+        ] {
+            #expect(refusedKey(text, .sessionCheck) == key, "\(text)")
+            #expect(refusedKey(text, .everything) == key, "\(text)")
+        }
+    }
+
+    /// The check carries due events like every request, so it reads the receiver and its secret.
+    @Test func theCheckReadsTheEventReceiver() throws {
+        let secret = EventConfigTests.goodSecret
+        try EventConfigTests().withSecret(secret + "\n") { path in
+            let text = #"{"databasePath": "/tmp/x.sqlite3", "events": {"url": "http://127.0.0.1:9/events", "secretFile": ""#
+                + path + #""}, "google": {"clientIds": []}}"#
+            let config = try parse(text, .sessionCheck)
+            #expect(config.events?.url == "http://127.0.0.1:9/events")
+            #expect(config.events?.secret == Array(secret.utf8))
+        }
+    }
+}

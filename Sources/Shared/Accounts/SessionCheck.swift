@@ -17,7 +17,10 @@ public enum SessionCheck {
         let db = try context.database()
         let hash = Sessions.hash(token)
         let now = context.now
-        guard var session = try LiveSession.read(db, tokenHash: hash, now: now) else { throw Sessions.unauthorized }
+        let whole = !context.request.headersOnly
+        guard var session = try LiveSession.read(db, tokenHash: hash, now: now, whole: whole) else {
+            throw Sessions.unauthorized
+        }
         switch context.config.sessions.verdict(
             createdAt: session.createdAt, lastUsedAt: session.lastUsedAt, expiresAt: session.expiresAt, now: now)
         {
@@ -42,7 +45,7 @@ public enum SessionCheck {
                 session.lastUsedAt = now
             } else {
                 // Another check renewed it first, or a sign-out ended it: the store decides.
-                guard let stored = try LiveSession.read(db, tokenHash: hash, now: now) else {
+                guard let stored = try LiveSession.read(db, tokenHash: hash, now: now, whole: whole) else {
                     throw Sessions.unauthorized
                 }
                 session = stored
@@ -53,7 +56,7 @@ public enum SessionCheck {
         // checks that follow open an empty one.
         if db.walFileBytes > 0 { context.runAfterAnswer { db.emptyWAL() } }
         return CGIResponse(
-            status: 200, body: session.json,
+            status: 200, body: session.json(headersOnly: !whole),
             headers: [("X-Frontdoor-Account", session.accountId), ("X-Frontdoor-Session", session.sessionId)])
     }
 }
@@ -69,30 +72,50 @@ struct LiveSession {
     var emailVerified: Bool
     var providers: [String]
 
-    /// Three lookups by key rather than one join: SQLite plans a join (and a correlated
-    /// subquery) at several times the cost of these, and this runs before every app request. An
-    /// account deleted between them reads as no session.
-    static func read(_ db: Database, tokenHash: [UInt8], now: UnixTime) throws(FrontdoorError) -> LiveSession? {
+    /// The session, and with `whole` what the body says of its account. Lookups by key rather
+    /// than one join: SQLite plans a join (and a correlated subquery) at several times the cost
+    /// of these, and this runs before every app request. A session without its account (a row
+    /// deleted by hand with foreign keys off, which the cascade would have taken) is no session;
+    /// an account deleted between the lookups reads as none either.
+    static func read(
+        _ db: Database, tokenHash: [UInt8], now: UnixTime, whole: Bool
+    ) throws(FrontdoorError) -> LiveSession? {
         let sessions = try db.query(
-            "SELECT account_id, session_id, created_at, last_used_at, expires_at FROM sessions WHERE token_hash = ? AND expires_at > ?",
+            """
+            SELECT account_id, session_id, created_at, last_used_at, expires_at FROM sessions
+            WHERE token_hash = ? AND expires_at > ? AND EXISTS (SELECT 1 FROM accounts WHERE id = sessions.account_id)
+            """,
             [.blob(tokenHash), .integer(now)])
         guard let row = sessions.first, let accountId = row.text(0), let sessionId = row.text(1),
             let createdAt = row.int(2), let lastUsedAt = row.int(3), let expiresAt = row.int(4)
         else { return nil }
+        var session = LiveSession(
+            accountId: accountId, sessionId: sessionId, createdAt: createdAt, lastUsedAt: lastUsedAt,
+            expiresAt: expiresAt, email: nil, emailVerified: false, providers: [])
+        guard whole else { return session }
         let accounts = try db.query(
             "SELECT email, email_verified, password_hash IS NOT NULL FROM accounts WHERE id = ?", [.text(accountId)])
         guard let account = accounts.first else { return nil }
-        var providers = try db.query(
+        session.providers = try db.query(
             "SELECT provider FROM identities WHERE account_id = ? ORDER BY provider", [.text(accountId)]
         ).compactMap { $0.text(0) }
-        if account.int(2) == 1 { providers.append("password") }
-        return LiveSession(
-            accountId: accountId, sessionId: sessionId, createdAt: createdAt, lastUsedAt: lastUsedAt,
-            expiresAt: expiresAt, email: account.text(0), emailVerified: account.int(1) == 1, providers: providers)
+        if account.int(2) == 1 { session.providers.append("password") }
+        session.email = account.text(0)
+        session.emailVerified = account.int(1) == 1
+        return session
     }
 
-    var json: JSONValue {
-        .object([
+    /// DESIGN.md's body; `headersOnly`, what nginx's `auth_request` gets (it reads the headers and
+    /// discards the body): the session alone, without the account's lookups.
+    func json(headersOnly: Bool) -> JSONValue {
+        if headersOnly {
+            return .object([
+                ("accountId", .string(accountId)),
+                ("sessionId", .string(sessionId)),
+                ("sessionExpiresAt", .string(Clock.rfc3339(expiresAt))),
+            ])
+        }
+        return .object([
             ("accountId", .string(accountId)),
             ("sessionId", .string(sessionId)),
             ("sessionExpiresAt", .string(Clock.rfc3339(expiresAt))),

@@ -14,6 +14,9 @@ public struct CGIEnvironment: Sendable, ExpressibleByDictionaryLiteral {
     public var remoteAddress: String?
     /// `AUTH_CONFIG`: the path of the JSON config file.
     public var configPath: String?
+    /// `FRONTDOOR_ANSWER`: `headers` from nginx's internal check location, whose body nginx
+    /// discards (see `SessionCheck`). Set by `fastcgi_param` alone: no client header maps to it.
+    public var answer: String?
 
     public init() {}
 
@@ -33,6 +36,7 @@ public struct CGIEnvironment: Sendable, ExpressibleByDictionaryLiteral {
             case "HTTP_AUTHORIZATION": authorization
             case "REMOTE_ADDR": remoteAddress
             case "AUTH_CONFIG": configPath
+            case "FRONTDOOR_ANSWER": answer
             default: nil
             }
         }
@@ -44,6 +48,7 @@ public struct CGIEnvironment: Sendable, ExpressibleByDictionaryLiteral {
             case "HTTP_AUTHORIZATION": authorization = newValue
             case "REMOTE_ADDR": remoteAddress = newValue
             case "AUTH_CONFIG": configPath = newValue
+            case "FRONTDOOR_ANSWER": answer = newValue
             default: break
             }
         }
@@ -58,6 +63,7 @@ public struct CGIEnvironment: Sendable, ExpressibleByDictionaryLiteral {
         environment.authorization = variable("HTTP_AUTHORIZATION")
         environment.remoteAddress = variable("REMOTE_ADDR")
         environment.configPath = variable("AUTH_CONFIG")
+        environment.answer = variable("FRONTDOOR_ANSWER")
         return environment
     }
 

@@ -12,11 +12,14 @@ public struct CGIRequest: Sendable {
     public let authorization: String?
     public let remoteAddress: String?
     public let body: [UInt8]
+    /// Only the answer's headers are read by whoever asked (nginx's `auth_request`).
+    public let headersOnly: Bool
 
     public init(
         method: String, contentType: String?, contentLength: Int, authorization: String?, remoteAddress: String?,
-        body: [UInt8]
+        body: [UInt8], headersOnly: Bool = false
     ) {
+        self.headersOnly = headersOnly
         self.method = method
         self.contentType = contentType
         self.contentLength = contentLength
@@ -62,7 +65,8 @@ public struct CGIRequest: Sendable {
     public static func withoutBody(environment: CGIEnvironment) -> CGIRequest {
         CGIRequest(
             method: environment.requestMethod ?? "", contentType: environment.contentType, contentLength: 0,
-            authorization: environment.authorization, remoteAddress: environment.remoteAddress, body: [])
+            authorization: environment.authorization, remoteAddress: environment.remoteAddress, body: [],
+            headersOnly: environment.answer == "headers")
     }
 
     private static func readExactly(_ fd: Int32, count: Int) throws(FrontdoorError) -> [UInt8] {

@@ -10,9 +10,10 @@ public enum Endpoint {
     /// `readsBody: false` takes any method and reads nothing from stdin (the session check: nginx
     /// sends it no body). `precheck` may refuse the request before the config is read, as the
     /// method check does. `housekeeping: false` leaves pruning expired rows to other requests.
+    /// `configScope`: how much of the config the endpoint reads (see `Config.Scope`).
     public static func main(
         name: String, bodyOptional: Bool = false, readsBody: Bool = true,
-        precheck: (CGIRequest) throws(FrontdoorError) -> Void = { _ in },
+        precheck: (CGIRequest) throws(FrontdoorError) -> Void = { _ in }, configScope: Config.Scope = .everything,
         durability: Database.Durability = .powerCutSafe, housekeeping: Bool = true,
         handler: (RequestContext) throws(FrontdoorError) -> CGIResponse
     ) -> Never {
@@ -22,7 +23,7 @@ public enum Endpoint {
         let environment = CGIEnvironment.process()
         let outcome = answer(
             name: name, environment: environment, bodyOptional: bodyOptional, readsBody: readsBody,
-            precheck: precheck, durability: durability, handler: handler)
+            precheck: precheck, configScope: configScope, durability: durability, handler: handler)
         outcome.response.write()
         let code = outcome.response.status >= 400 ? (outcome.response.body["error"]?.stringValue ?? "-") : "-"
         FileIO.log(
@@ -67,7 +68,7 @@ public enum Endpoint {
 
     static func answer(
         name: String, environment: CGIEnvironment, bodyOptional: Bool, readsBody: Bool = true,
-        precheck: (CGIRequest) throws(FrontdoorError) -> Void = { _ in },
+        precheck: (CGIRequest) throws(FrontdoorError) -> Void = { _ in }, configScope: Config.Scope = .everything,
         durability: Database.Durability = .powerCutSafe,
         handler: (RequestContext) throws(FrontdoorError) -> CGIResponse
     ) -> Outcome {
@@ -93,7 +94,7 @@ public enum Endpoint {
         }
         let config: Config
         do {
-            config = try Config.load(environment: environment)
+            config = try Config.load(environment: environment, scope: configScope)
         } catch {
             let failure = FrontdoorError.internal(error.description)
             return Outcome(response: CGIResponse(error: failure), detail: error.description, configBroken: true)

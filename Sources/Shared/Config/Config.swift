@@ -127,15 +127,27 @@ public struct Config: Sendable {
     /// The files secrets were read from (`firebase.apiKeyFile`, …), by key.
     public var secretFiles: [(key: String, path: String)] = []
 
+    /// How much of the file a program reads.
+    public enum Scope: Sendable {
+        /// Every section, validated (every endpoint but the check, and `frontdoor-check`).
+        case everything
+        /// What the session check uses: the top-level settings, `sessions` and `events` (a check
+        /// carries events that are due, as every request does). The other sections are only
+        /// named, not read: the check calls no provider and sends no mail, so none of their
+        /// secrets is read into the process, and a broken provider section does not shut the
+        /// app's door (the sign-ins and `frontdoor-check` still refuse it).
+        case sessionCheck
+    }
+
     /// Reads and validates the file named by `AUTH_CONFIG`.
-    public static func load(environment: CGIEnvironment) throws(ConfigError) -> Config {
+    public static func load(environment: CGIEnvironment, scope: Scope = .everything) throws(ConfigError) -> Config {
         guard let path = environment.configPath, !path.isEmpty else {
             throw ConfigError(key: "AUTH_CONFIG", reason: "the environment variable naming the config file is not set")
         }
         guard let bytes = FileIO.readFile(path, limit: 256 * 1024) else {
             throw ConfigError(key: "AUTH_CONFIG", reason: "the config file cannot be read (errno \(errno))")
         }
-        return try parse(bytes)
+        return try parse(bytes, scope: scope)
     }
 
     /// Every outbound URL with the key that names it, for the self-check.
@@ -157,7 +169,12 @@ public struct Config: Sendable {
         return urls
     }
 
-    public static func parse(_ bytes: [UInt8]) throws(ConfigError) -> Config {
+    /// The sections `Scope.sessionCheck` leaves unread.
+    static let sectionsBeyondTheCheck = [
+        "http", "keyCache", "google", "apple", "firebase", "mail", "password", "limits", "deletion",
+    ]
+
+    public static func parse(_ bytes: [UInt8], scope: Scope = .everything) throws(ConfigError) -> Config {
         let json: JSONValue
         do {
             json = try JSONParser.parse(bytes)
@@ -178,6 +195,21 @@ public struct Config: Sendable {
             limits: Limits()
         )
         config.sessions = try sessionPolicy(&top, lifetime: config.sessionLifetimeSeconds)
+        switch scope {
+        case .everything: try readServices(&top, into: &config)
+        case .sessionCheck: for name in sectionsBeyondTheCheck { top.skip(name) }
+        }
+        if var r = try top.section("events") {
+            let events = try EventReceiver.read(&r, processLifetimeSeconds: config.processLifetimeSeconds)
+            config.events = events
+            config.secretFiles.append((r.key("secretFile"), events.secretFile))
+        }
+        try top.rejectUnknown()
+        return config
+    }
+
+    /// Every section but `sessions` and `events`: the providers, mail, limits and the rest.
+    private static func readServices(_ top: inout ConfigReader, into config: inout Config) throws(ConfigError) {
         if var r = try top.section("http") {
             config.http.connectTimeoutSeconds = try r.seconds("connectTimeoutSeconds", default: 3, range: 0.1...60)
             config.http.totalTimeoutSeconds = try r.seconds("totalTimeoutSeconds", default: 5, range: 0.1...120)
@@ -292,16 +324,9 @@ public struct Config: Sendable {
             config.deletion.revocationBudgetSeconds = try r.int("revocationBudgetSeconds", default: 20, range: 1...600)
             try r.rejectUnknown()
         }
-        if var r = try top.section("events") {
-            let events = try EventReceiver.read(&r, processLifetimeSeconds: config.processLifetimeSeconds)
-            config.events = events
-            config.secretFiles.append((r.key("secretFile"), events.secretFile))
-        }
-        try top.rejectUnknown()
         if config.apple != nil, config.apple?.mode == .relay, config.firebase == nil {
             throw ConfigError(key: "firebase", reason: "is required when apple.mode is \"relay\"")
         }
-        return config
     }
 
     /// `sessions`: a renewal interval that could never come before the expiry would make sliding

@@ -86,6 +86,11 @@ struct ConfigReader {
         return url.hasSuffix("/") ? String(url.dropLast()) : url
     }
 
+    /// Counts `name` as known without reading it (a section another program reads).
+    mutating func skip(_ name: String) {
+        seen.append(name)
+    }
+
     mutating func section(_ name: String) throws(ConfigError) -> ConfigReader? {
         guard let v = value(name) else { return nil }
         return try ConfigReader(v, path: key(name))

@@ -1,0 +1,56 @@
+/* The session check's store work and nothing else, in C: what any CGI program pays to look a
+   session up in frontdoor's SQLite store, whatever its language. It reads the bearer token,
+   hashes it (SHA-256 by SHA256_Init/Update/Final, as the check does: OpenSSL 3's one-shot SHA256()
+   goes through EVP and its providers, doubling this program's page faults), opens the store (compiled in as DATABASE_PATH) with the
+   settings frontdoor's connections use, makes the check's one lookup and answers 200 or 401.
+   No config, no renewal, no log line: a floor under the real check, not a copy of it. Compiled by
+   scripts/bench, statically, against the same libsqlite3.a and libcrypto.a as the programs. */
+#define OPENSSL_SUPPRESS_DEPRECATED
+#include <openssl/sha.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef DATABASE_PATH
+#error "compile with -DDATABASE_PATH='\"/path/to/frontdoor.sqlite3\"'"
+#endif
+
+static int answer(const char *status) {
+    printf("Status: %s\r\nContent-Type: application/json\r\nCache-Control: no-store\r\n\r\n{}\n", status);
+    return 0;
+}
+
+int main(void) {
+    const char *authorization = getenv("HTTP_AUTHORIZATION");
+    if (authorization == NULL || strncmp(authorization, "Bearer ", 7) != 0) return answer("401 Unauthorized");
+    const char *token = authorization + 7;
+    unsigned char hash[SHA256_DIGEST_LENGTH];
+    SHA256_CTX context;
+    if (SHA256_Init(&context) != 1 || SHA256_Update(&context, token, strlen(token)) != 1 ||
+        SHA256_Final(hash, &context) != 1)
+        return answer("500 Internal Server Error");
+
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+    sqlite3_config(SQLITE_CONFIG_PAGECACHE, (void *)0, 0, 0);
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(DATABASE_PATH, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+        sqlite3_close(db);
+        return answer("500 Internal Server Error");
+    }
+    sqlite3_busy_timeout(db, 5000);
+    int live = 0;
+    sqlite3_stmt *statement = NULL;
+    if (sqlite3_exec(db, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL", NULL, NULL, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db,
+                           "SELECT account_id, session_id, created_at, last_used_at, expires_at FROM sessions "
+                           "WHERE token_hash = ? AND expires_at > strftime('%s', 'now') "
+                           "AND EXISTS (SELECT 1 FROM accounts WHERE id = sessions.account_id)",
+                           -1, &statement, NULL) == SQLITE_OK &&
+        sqlite3_bind_blob(statement, 1, hash, sizeof hash, SQLITE_STATIC) == SQLITE_OK) {
+        live = sqlite3_step(statement) == SQLITE_ROW;
+    }
+    sqlite3_finalize(statement);
+    sqlite3_close(db);
+    return answer(live ? "200 OK" : "401 Unauthorized");
+}
