@@ -1,8 +1,9 @@
 /* The session check's store work and nothing else, in C: what any CGI program pays to look a
    session up in frontdoor's SQLite store, whatever its language. It reads the bearer token,
    hashes it (SHA-256 by SHA256_Init/Update/Final, as the check does: OpenSSL 3's one-shot SHA256()
-   goes through EVP and its providers, doubling this program's page faults), opens the store (compiled in as DATABASE_PATH) with the
-   settings frontdoor's connections use, makes the check's one lookup and answers 200 or 401.
+   goes through EVP and its providers, doubling this program's page faults), opens the store
+   (compiled in as DATABASE_PATH) with the settings frontdoor's connections use, makes the check's
+   one lookup and answers 200 or 401.
    No config, no renewal, no log line: a floor under the real check, not a copy of it. Compiled by
    scripts/bench, statically, against the same libsqlite3.a and libcrypto.a as the programs. */
 #define OPENSSL_SUPPRESS_DEPRECATED
@@ -39,6 +40,14 @@ int main(void) {
         return answer("500 Internal Server Error");
     }
     sqlite3_busy_timeout(db, 5000);
+    /* As frontdoor's connections: no checkpoint at close, and the WAL and its index kept (a
+       connection that closed last would otherwise delete both, and the next process make them). */
+    int on = 1, set = 0;
+    if (sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, &set) != SQLITE_OK || set != 1 ||
+        sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &on) != SQLITE_OK) {
+        sqlite3_close(db);
+        return answer("500 Internal Server Error");
+    }
     int live = 0;
     sqlite3_stmt *statement = NULL;
     if (sqlite3_exec(db, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL", NULL, NULL, NULL) == SQLITE_OK &&
