@@ -40,6 +40,16 @@ case "config":
     } catch {
         fail("config: \(error)")
     }
+case "hint-cost":
+    guard let database = option("--database", in: arguments) else { fail("usage: frontdoor-dev hint-cost --database PATH") }
+    do {
+        let f = try HintCost.measure(databasePath: database)
+        // One line for scripts/bench: microseconds, medians.
+        let figures = [f.statMissing, f.statPresent, f.selectPrepared, f.selectFirst, f.open]
+        print(figures.map { Endpoint.formatMillis($0, digits: 2) }.joined(separator: " "))
+    } catch {
+        fail("hint-cost: \(error)")
+    }
 case "usage":
     let port = option("--port", in: arguments) ?? "8080"
     let provider = option("--provider", in: arguments) ?? "http://127.0.0.1:8081"
@@ -48,5 +58,5 @@ default:
     fail(
         "usage: frontdoor-dev serve --port N [--smtp-port N] [--events-secret FILE] "
             + "| config --database PATH --provider URL [--smtp-port N] [--events-secret FILE] "
-            + "| usage --port N --provider URL")
+            + "| usage --port N --provider URL | hint-cost --database PATH")
 }

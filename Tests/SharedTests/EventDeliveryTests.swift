@@ -300,36 +300,12 @@ final class EventTestWorld {
     }
 }
 
-/// What "is any event due?" costs every request when `events` is configured, next to what a query
-/// would cost (printed for docs/events.md; no timing is asserted).
-@Suite struct EventHintCostTests {
-    @Test func theHintIsAStatNotAQuery() throws {
+/// The hint answers by its time alone (what it costs: `make bench`, `frontdoor-dev hint-cost`).
+@Suite struct EventHintTests {
+    @Test func theHintSaysDueFromItsTimeOn() throws {
         let w = try EventTestWorld()
         let path = w.dir.databasePath
-        func each(_ n: Int = 5000, _ body: () throws -> Void) rethrows -> Double {
-            let start = Clock.monotonicMillis()
-            for _ in 0..<n { try body() }
-            return (Clock.monotonicMillis() - start) * 1000 / Double(n)
-        }
-        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
-        let missing = each { _ = EventHint.isDue(databasePath: path, now: w.clock) }
         EventHint.set(w.clock + 60, databasePath: path)
-        let present = each { _ = EventHint.isDue(databasePath: path, now: w.clock) }
-        let query = try each { _ = try w.db.query("SELECT 1 FROM events WHERE next_attempt_at <= ? LIMIT 1", [.integer(w.clock)]) }
-        // A process asks once, on a connection just opened: the statement is prepared for that one step.
-        var firsts: [Double] = [], opens: [Double] = []
-        for _ in 0..<200 {
-            let opening = Clock.monotonicMillis()
-            let db = try Database(path: path)
-            let asking = Clock.monotonicMillis()
-            _ = try db.query("SELECT 1 FROM events WHERE next_attempt_at <= ? LIMIT 1", [.integer(w.clock)])
-            firsts.append((Clock.monotonicMillis() - asking) * 1000)
-            opens.append((asking - opening) * 1000)
-        }
-        let prepared = median(firsts), open = median(opens)
-        print("EventHintCostTests: hint stat \(Int(missing * 1000)) ns (no file) / \(Int(present * 1000)) ns (file), "
-              + "a SELECT on an open connection \(Int(query * 1000)) ns (prepared before) / \(Int(prepared * 1000)) ns "
-              + "(the connection's first: prepared for it), opening the store for it \(Int(open)) µs (medians of 200)")
         #expect(EventHint.isDue(databasePath: path, now: w.clock + 60))
         #expect(!EventHint.isDue(databasePath: path, now: w.clock + 59))
     }
