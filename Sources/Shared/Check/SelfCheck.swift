@@ -130,6 +130,7 @@ public struct SelfCheck {
             let version = try db.query("PRAGMA user_version").first?.int(0) ?? -1
             let journal = try db.query("PRAGMA journal_mode").first?.text(0) ?? "?"
             note(journal == "wal", "database \(path): schema version \(version), journal mode \(journal)")
+            for finding in SelfCheckAddresses.findings(db) { note(finding.ok, finding.text) }
         } catch {
             note(false, "database \(path): \(error.detail ?? error.message)")
             return
