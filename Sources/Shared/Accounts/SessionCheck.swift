@@ -108,20 +108,18 @@ struct LiveSession {
     /// DESIGN.md's body; `headersOnly`, what nginx's `auth_request` gets (it reads the headers and
     /// discards the body): the session alone, without the account's lookups.
     func json(headersOnly: Bool) -> JSONValue {
-        if headersOnly {
-            return .object([
-                ("accountId", .string(accountId)),
-                ("sessionId", .string(sessionId)),
-                ("sessionExpiresAt", .string(Clock.rfc3339(expiresAt))),
-            ])
-        }
-        return .object([
+        var members: [(String, JSONValue)] = [
             ("accountId", .string(accountId)),
             ("sessionId", .string(sessionId)),
             ("sessionExpiresAt", .string(Clock.rfc3339(expiresAt))),
-            ("email", email.map(JSONValue.string) ?? .null),
-            ("emailVerified", .bool(emailVerified)),
-            ("providers", .array(providers.map(JSONValue.string))),
-        ])
+        ]
+        if !headersOnly {
+            members += [
+                ("email", email.map(JSONValue.string) ?? .null),
+                ("emailVerified", .bool(emailVerified)),
+                ("providers", .array(providers.map(JSONValue.string))),
+            ]
+        }
+        return .object(members)
     }
 }
