@@ -12,6 +12,14 @@ public struct SelfCheck {
         public var line: String { (ok ? "✓ " : "✗ ") + text }
     }
 
+    /// How many ids a finding names (relay uids, account ids); the rest are counted.
+    static let idsShown = 10
+
+    /// The ids a finding names, with "…" when there were more than it shows.
+    static func listed(_ shown: [String], of count: Int) -> String {
+        shown.joined(separator: ", ") + (count > shown.count ? ", …" : "")
+    }
+
     let configPath: String
     let resolver: NameResolver
     let routes: Routes

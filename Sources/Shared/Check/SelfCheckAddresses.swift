@@ -4,9 +4,6 @@
 /// the key of an innocent person's address. What to do with each is the operator's call (the
 /// person may sign in by password with it), so this only names them.
 public enum SelfCheckAddresses {
-    /// How many account ids the finding names; the rest are counted.
-    static let idsShown = 10
-
     static func findings(_ db: Database) -> [SelfCheck.Finding] {
         guard let rows = try? db.query("SELECT id, email, email_key FROM accounts WHERE email IS NOT NULL ORDER BY created_at")
         else { return [SelfCheck.Finding(ok: false, text: "accounts: the stored addresses could not be read")] }
@@ -17,7 +14,7 @@ public enum SelfCheckAddresses {
                 continue
             }
             count += 1
-            if shown.count < idsShown { shown.append(id) }
+            if shown.count < SelfCheck.idsShown { shown.append(id) }
         }
         guard count > 0 else { return [] }
         return [SelfCheck.Finding(
@@ -25,6 +22,6 @@ public enum SelfCheckAddresses {
             text: "accounts: \(count) keep an address written before today's address rules (a look-alike character "
                 + "or an unnormalised spelling): they never receive a code, and each keeps its key from a new account "
                 + "with the address it looks like. Check each (docs/security.md, \"Addresses are keyed\"); ids: "
-                + shown.joined(separator: ", ") + (count > shown.count ? ", …" : ""))]
+                + SelfCheck.listed(shown, of: count))]
     }
 }

@@ -2,8 +2,6 @@
 /// window in which they can delete themselves, the service account that deletes them, and every
 /// revocation the `c_hash` gate refused. None of it may be silent.
 public enum SelfCheckRelay {
-    /// How many uids a finding names; the rest are counted.
-    static let uidsShown = 10
     /// A mark older than this is a call that will never be answered (a process lives minutes at most).
     static let unansweredAfter: Int64 = 600
 
@@ -41,12 +39,10 @@ public enum SelfCheckRelay {
                 .first?.int(0) ?? 0
             let shown = (try? db.query(
                 "SELECT relay_uid FROM relay_cleanups WHERE state = ? ORDER BY created_at LIMIT ?",
-                [.text(state), .integer(Int64(uidsShown))]))?.compactMap { $0.text(0) } ?? []
+                [.text(state), .integer(Int64(SelfCheck.idsShown))]))?.compactMap { $0.text(0) } ?? []
             return (count, shown)
         }
-        func list(_ found: (count: Int64, shown: [String])) -> String {
-            found.shown.joined(separator: ", ") + (found.count > Int64(found.shown.count) ? ", …" : "")
-        }
+        func list(_ found: (count: Int64, shown: [String])) -> String { SelfCheck.listed(found.shown, of: Int(found.count)) }
         let removeByHand = "remove them in the Firebase console (Authentication → Users; search by uid), then "
             + "run frontdoor-check --forget-relay-users"
         var out: [SelfCheck.Finding] = []
