@@ -22,16 +22,21 @@ public enum Sessions {
             """,
             [.blob(hash(token)), .text(sessionId), .text(accountId), deviceName.map(SQLValue.text) ?? .null,
              .integer(now), .integer(now), .integer(expiresAt)])
+        // Inside the sign-in's transaction, its write lock held: the race with `frontdoor-admin disable`.
+        TestHooks.pause("session-created")
         return Issued(token: token, sessionId: sessionId, expiresAt: expiresAt)
     }
 
-    /// The account a live session belongs to, or `unauthorized`.
+    /// The account a live session belongs to, or `unauthorized` (as for a disabled account's).
     public static func accountId(
         in db: Database, token: String?, now: UnixTime
     ) throws(FrontdoorError) -> String {
         guard let token, Self.isWellFormed(token) else { throw unauthorized }
         let rows = try db.query(
-            "SELECT account_id FROM sessions WHERE token_hash = ? AND expires_at > ?",
+            """
+            SELECT account_id FROM sessions WHERE token_hash = ? AND expires_at > ?
+              AND EXISTS (SELECT 1 FROM accounts WHERE id = sessions.account_id AND disabled_at IS NULL)
+            """,
             [.blob(hash(token)), .integer(now)])
         guard let accountId = rows.first?.text(0) else { throw unauthorized }
         return accountId

@@ -31,7 +31,7 @@ public enum DeletionAudit {
         if let file = config.deletion.auditKeyFile {
             return try read(file, key: "deletion.auditKeyFile")
         }
-        let path = directory(of: config.databasePath) + "/" + keyFileName
+        let path = Files.directory(of: config.databasePath) + "/" + keyFileName
         if access(path, F_OK) != 0 { try create(path) }
         return try read(path, key: "deletion (generated \(keyFileName))")
     }
@@ -57,14 +57,9 @@ public enum DeletionAudit {
         close(fd)
         defer { unlink(temporary) }
         guard synced else { throw .internal("audit key: fsync failed (errno \(errno))") }
+        Files.adoptFolderOwner(temporary, folder: Files.directory(of: path))
         if link(temporary, path) != 0 && errno != EEXIST {
             throw .internal("audit key: cannot link \(path) (errno \(errno))")
         }
-    }
-
-    static func directory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        let dir = String(path[..<slash])
-        return dir.isEmpty ? "/" : dir
     }
 }

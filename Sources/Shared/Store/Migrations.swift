@@ -3,7 +3,7 @@
 enum Migrations {
     static let scripts: [String] = [
         v1, v2, emailCodesAndLimits, accountDeletion, keyedRateLimits, reviewFixes, slidingSessions, relayWindow,
-        eventOutbox,
+        eventOutbox, disabledAccounts,
     ]
 
     static let v1 = """
@@ -249,5 +249,11 @@ enum Migrations {
           paused_until INTEGER NOT NULL DEFAULT 0  -- after a failed attempt the receiver is left alone until then
         ) STRICT;
         INSERT INTO event_delivery (id) VALUES (1);
+        """
+
+    /// Issue 20, the operator's hands (rule 14): an account the operator disabled, and since when.
+    /// NULL for every account that is not; sign-ins and the session check refuse the others.
+    static let disabledAccounts = """
+        ALTER TABLE accounts ADD COLUMN disabled_at INTEGER;
         """
 }

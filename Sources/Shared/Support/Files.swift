@@ -1,0 +1,68 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What durable file work needs beside `open`/`write`: the folder of a path, syncing a folder (so
+/// a file made, renamed or removed in it survives a power cut), and the owner of files an operator
+/// makes as root in the data folder.
+public enum Files {
+    /// The folder holding `path` ("." for a bare name).
+    public static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        let dir = String(path[..<slash])
+        return dir.isEmpty ? "/" : dir
+    }
+
+    /// The last component of `path`.
+    public static func name(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
+    }
+
+    public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+    /// fsync of a folder: the names made, renamed or removed in it reach the disk.
+    public static func syncDirectory(_ dir: String) throws(FrontdoorError) {
+        let fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw .internal("files: cannot open the folder \(dir) (errno \(errno))") }
+        let synced = fsync(fd) == 0
+        let code = errno
+        close(fd)
+        guard synced else { throw .internal("files: fsync of the folder \(dir) failed (errno \(code))") }
+    }
+
+    /// fsync of a file by name.
+    public static func sync(_ path: String) throws(FrontdoorError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .internal("files: cannot open \(path) (errno \(errno))") }
+        let synced = fsync(fd) == 0
+        let code = errno
+        close(fd)
+        guard synced else { throw .internal("files: fsync of \(path) failed (errno \(code))") }
+    }
+
+    /// Writes all of `bytes` to `fd`, retrying short writes; false on any failure (errno says why).
+    public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                return write(fd, base + offset, bytes.count - offset)
+            }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return false }
+            offset += n
+        }
+        return true
+    }
+
+    /// A file an operator made as root in the data folder (the ledger, the door's files, a
+    /// restored database) goes to the folder's owner, so the service's processes can open it.
+    /// Does nothing for anyone else, who cannot give files away.
+    public static func adoptFolderOwner(_ path: String, folder: String) {
+        guard geteuid() == 0 else { return }
+        var info = stat()
+        guard stat(folder, &info) == 0 else { return }
+        _ = chown(path, info.st_uid, info.st_gid)
+    }
+}
