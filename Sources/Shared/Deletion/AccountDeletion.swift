@@ -96,6 +96,22 @@ public enum AccountDeletion {
         }
     }
 
+    /// `frontdoor-admin delete` and a restore's re-application of the ledger: the person's own
+    /// deletion, in its own transaction, without a fresh Apple authorization (`not_requested`).
+    /// False when there is no such account. The caller runs `afterCommit` once it is done.
+    static func deleteForOperator(
+        _ accountId: String, ledger: LedgerLine, auditKey: [UInt8], context: RequestContext
+    ) throws(FrontdoorError) -> Bool {
+        let db = try context.database()
+        return try db.transaction { () throws(FrontdoorError) -> Bool in
+            guard let doomed = try Doomed.read(accountId, db: db) else { return false }
+            try remove(
+                doomed, revocation: doomed.appleSubjects.isEmpty ? .notApplicable : .notRequested, revocationId: nil,
+                ledger: ledger, auditKey: auditKey, db: db, config: context.config, now: context.now)
+            return true
+        }
+    }
+
     /// After the commit (for the person, after the answer): secure_delete zeroed the rows in the
     /// pages; the checkpoint moves those pages into the file and empties the WAL, which still held
     /// the old ones. It waits for other connections' reads; one it cannot finish is owed

@@ -41,6 +41,44 @@ public enum Files {
         guard synced else { throw .internal("files: fsync of \(path) failed (errno \(code))") }
     }
 
+    /// The names in a folder, `.` and `..` left out.
+    public static func list(_ dir: String) throws(FrontdoorError) -> [String] {
+        guard let stream = opendir(dir) else { throw .internal("files: cannot list \(dir) (errno \(errno))") }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafePointer(to: &entry.pointee.d_name) {
+                String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Copies the file `from` to a new file `to` (mode 0600) and syncs it.
+    public static func copy(_ from: String, to: String) throws(FrontdoorError) {
+        let source = open(from, O_RDONLY | O_CLOEXEC)
+        guard source >= 0 else { throw .internal("files: cannot open \(from) (errno \(errno))") }
+        defer { close(source) }
+        let target = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard target >= 0 else { throw .internal("files: cannot create \(to) (errno \(errno))") }
+        var chunk = [UInt8](repeating: 0, count: 256 * 1024)
+        var failure: String?
+        while failure == nil {
+            let n = chunk.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { failure = "read \(from) (errno \(errno))" }
+            if n <= 0 { break }
+            if !writeAll(target, Array(chunk[0..<n])) { failure = "write \(to) (errno \(errno))" }
+        }
+        if failure == nil && fsync(target) != 0 { failure = "fsync \(to) (errno \(errno))" }
+        if close(target) != 0 && failure == nil { failure = "close \(to) (errno \(errno))" }
+        if let failure {
+            unlink(to)
+            throw .internal("files: cannot copy: \(failure)")
+        }
+    }
+
     /// Writes all of `bytes` to `fd`, retrying short writes; false on any failure (errno says why).
     public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
         var offset = 0
