@@ -78,6 +78,7 @@ public enum Admin {
                 emit(output)
             }
             AdminAudit.record(action: parsed.name, accountId: accountId, result: "ok", count: count)
+            deliverEvents(session.config)
             exit(0)
         } catch {
             let failure = adminError(error)
@@ -149,7 +150,20 @@ public enum Admin {
         }
         if command.operands == nil && rest.isEmpty { throw AdminError(.usage, "\(name) takes one or more operands.") }
         if rest.contains(where: \.isEmpty) { throw AdminError(.usage, "An operand of \(name) is empty.") }
+        if name == "unlink", let provider = rest.last, !AccountAdmin.unlinkable.contains(provider) {
+            throw AdminError(.usage, "unlink takes a provider of \(AccountAdmin.unlinkable.joined(separator: " or ")), not \(provider).")
+        }
         return (configPath, name, command, rest, keep)
+    }
+
+    /// As an endpoint's process does after its answer: the events this run wrote (a deletion's
+    /// `account.deleted`) go to the app now, within the ceiling of a command that writes.
+    static func deliverEvents(_ config: Config) {
+        guard Events.recordedInThisProcess, let events = config.events, !Door.isClosed(config.databasePath),
+            let db = try? Database(path: config.databasePath),
+            let delivery = try? EventDelivery(settings: events, db: db, databasePath: config.databasePath)
+        else { return }
+        _ = delivery.run(.writer)
     }
 
     /// The one JSON object, written straight to stdout (not buffered: it is out before what follows).
