@@ -12,6 +12,7 @@ struct AdminRun {
     let json: JSONValue
     let stdout: String
     let stderr: String
+    /// Its `frontdoor-admin` lines (the audit); other syslog lines (events delivered) left out.
     let audit: [String]
 
     var error: String? { json["error"]?.stringValue }
@@ -33,7 +34,8 @@ extension Harness {
         let json = (try? JSONParser.parse(result.stdout)) ?? .null
         return AdminRun(
             status: result.exitStatus, json: json, stdout: result.stdoutText, stderr: result.stderrText,
-            audit: String(decoding: lines, as: UTF8.self).split(separator: "\n").map(String.init))
+            audit: String(decoding: lines, as: UTF8.self).split(separator: "\n").map(String.init)
+                .filter { $0.hasPrefix("frontdoor-admin ") })
     }
 
     /// `frontdoor-admin` started in the background, held at a `TestHooks.pause` point (or not).

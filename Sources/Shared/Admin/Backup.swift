@@ -58,11 +58,15 @@ enum Backup {
         }
     }
 
-    /// Links the checked file in under its name (a second backup in the same second gets `.1`,
-    /// `.2`, …: nothing is replaced), then drops the temporary name.
+    /// Links the checked file in under its name (a later backup in the same second gets `.1`,
+    /// `.2`, …, past every one there: nothing is replaced, and names sort as the backups were
+    /// taken), then drops the temporary name.
     static func place(_ temporary: String, in directory: String, takenAt: UnixTime) throws -> String {
-        let base = directory + "/" + prefix + stamp(takenAt)
-        for n in 0..<100 {
+        let time = stamp(takenAt)
+        let base = directory + "/" + prefix + time
+        let taken = try Files.list(directory).compactMap(order).filter { $0.0 == time }.map(\.1)
+        let first = taken.max().map { $0 + 1 } ?? 0
+        for n in first..<(first + 100) {
             let path = base + (n == 0 ? "" : ".\(n)") + suffix
             if link(temporary, path) == 0 {
                 unlink(temporary)
