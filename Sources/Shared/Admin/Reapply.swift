@@ -26,7 +26,7 @@ enum Reapply {
             for entry in contents.entries where seen.insert(entry.accountId).inserted { ids.append(entry.accountId) }
         }
         if outcome.unreadable > 0 {
-            SysLog.warning("frontdoor-admin reapply-deletions: \(outcome.unreadable) unreadable ledger lines skipped")
+            SysLog.warning("frontdoor reapply-deletions unreadable-lines=\(outcome.unreadable) skipped")
         }
         let auditKey = try DeletionAudit.key(config: context.config)
         // One transaction each: one killed half-way leaves the rest to the next run.
