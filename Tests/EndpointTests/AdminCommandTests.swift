@@ -48,6 +48,21 @@ import Testing
     }
 
     /// 66 for every account command given an id or address nobody has, and for missing files.
+    /// Account ids are base64url: one may begin with "-", and is an id, not an option.
+    @Test func anIdThatBeginsWithADashIsAnId() throws {
+        let h = try Harness()
+        let dashed = "--4-nRNiUnhTl-DNohDMVQ"
+        try h.database().run(
+            "INSERT INTO accounts (id, password_hash, created_at) VALUES (?, 'x', ?)", [.text(dashed), .integer(Clock.now())])
+        for command in ["find", "export", "sign-out"] {
+            let run = try h.admin([command, dashed])
+            #expect(run.status == 0, "\(command): \(run.stdout)")
+        }
+        let deleted = try h.admin(["delete", dashed])
+        #expect(deleted.json["accountId"] == .string(dashed), "\(deleted.stdout)")
+        #expect(h.ledgerLines.first?.hasSuffix(" \(dashed)") == true)
+    }
+
     @Test func unknownAccountsAndMissingFilesAre66() throws {
         let h = try Harness()
         _ = try h.signedIn("g-known", email: "known@gmail.com")

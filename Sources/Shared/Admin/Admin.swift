@@ -142,9 +142,8 @@ public enum Admin {
             keep = n
             rest.removeSubrange(i...(i + 1))
         }
-        if let option = rest.first(where: { $0.hasPrefix("-") }) {
-            throw AdminError(.usage, "Unknown option \(option) for \(name).")
-        }
+        // Anything else is an operand, whatever it starts with: an account id (base64url) may begin
+        // with "-" or "--", and is 22 characters, so never one of the options above.
         if let wanted = command.operands, rest.count != wanted {
             throw AdminError(.usage, "\(name) takes \(wanted == 0 ? "no" : String(wanted)) operand\(wanted == 1 ? "" : "s"), got \(rest.count).")
         }
