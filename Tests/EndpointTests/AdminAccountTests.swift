@@ -86,6 +86,28 @@ import Testing
         #expect(try h.admin(["find", first.accountId]).json["account"]?["disabled"] == false)
     }
 
+    /// Disabling ends every session, and a session of a disabled account that comes from
+    /// anywhere else (a row copied back by hand, say) is refused all the same, in both answer
+    /// modes and by every endpoint that takes a session.
+    @Test func aSessionOfADisabledAccountIsRefusedWhereverItCameFrom() throws {
+        let h = try Harness()
+        let me = try h.signedIn("g-stale", email: "stale.session@gmail.com")
+        let row = try h.database().query("SELECT * FROM sessions WHERE session_id = ?", [.text(me.sessionId)])
+        #expect(try h.admin(["disable", me.accountId]).json["ended"] == 1)
+        let values = try #require(row.first)
+        try h.database().run(
+            "INSERT INTO sessions VALUES (\(Array(repeating: "?", count: values.count).joined(separator: ", ")))",
+            (0..<values.count).map { values[$0] })
+        #expect(try h.check(me.bearer).status == 401)
+        #expect(try h.check(me.bearer, extraEnvironment: SessionCheckTests.headersOnly).status == 401)
+        #expect(try accountGet(h, me).status == 401)
+        #expect(try h.run("sign-out", body: [], contentType: nil, authorization: me.bearer).status == 401)
+        #expect(try h.run("delete-account", json: "{}", authorization: me.bearer).status == 401)
+        #expect(try h.holds(me.accountId))
+        #expect(try h.admin(["enable", me.accountId]).status == 0)
+        #expect(try h.check(me.bearer).status == 200, "the control: the same row of an enabled account")
+    }
+
     @Test func signOutEndsEverySessionAndTheNextSignInWorks() throws {
         let h = try Harness()
         let one = try h.signedIn("g-signout", email: "signout@gmail.com")
