@@ -82,16 +82,7 @@ final class HeldAdmin {
 
     func waitUntilHeld() throws {
         guard let point else { return }
-        let deadline = Clock.monotonicMillis() + 60_000
-        while access("\(folder)/\(point).waiting", F_OK) != 0 {
-            var status: Int32 = 0
-            if waitpid(pid, &status, WNOHANG) == pid {
-                let out = FileIO.readFile(stdoutPath, limit: 1 << 20) ?? []
-                throw HarnessError("frontdoor-admin ended before \(point): \(String(decoding: out, as: UTF8.self))")
-            }
-            guard Clock.monotonicMillis() < deadline else { throw HarnessError("frontdoor-admin never reached \(point)") }
-            usleep(2000)
-        }
+        try HeldRequest.waitUntilHeld(pid: pid, at: "\(folder)/\(point)", stdoutPath: stdoutPath)
     }
 
     /// SIGKILL where it stands; its exit status.

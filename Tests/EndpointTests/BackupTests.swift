@@ -95,9 +95,8 @@ import Testing
     @Test func aBackupDoesNotWaitForAWriterAndHoldsOnlyWhatWasCommitted() throws {
         let h = try Harness()
         let before = try h.signedIn("g-committed", email: "committed@gmail.com")
-        let token = try h.google.token(sub: "g-in-flight", email: "in.flight@gmail.com")
-        let held = try HeldRequest(
-            h, "signin-google", json: JSONValue.object([("idToken", .string(token))]).serialized, holdAt: "session-created")
+        let held = try HeldRequest.signInGoogle(
+            h, sub: "g-in-flight", email: "in.flight@gmail.com", holdAt: "session-created")
         try held.waitUntilHeld()
         let dir = h.dir + "/backups"
         mkdir(dir, 0o700)

@@ -92,9 +92,8 @@ extension ConcurrencyTests {
     @Test func aSignInHeldBeforeItsTransactionMeetsTheDisable() throws {
         let h = try Harness()
         let me = try h.signedIn("g-race-before", email: "race.before@gmail.com")
-        let token = try h.google.token(sub: "g-race-before", email: "race.before@gmail.com")
-        let held = try HeldRequest(
-            h, "signin-google", json: JSONValue.object([("idToken", .string(token))]).serialized, holdAt: "identity-verified")
+        let held = try HeldRequest.signInGoogle(
+            h, sub: "g-race-before", email: "race.before@gmail.com", holdAt: "identity-verified")
         try held.waitUntilHeld()
         let disabled = try h.admin(["disable", me.accountId])
         #expect(disabled.json["ended"] == 1, "\(disabled.stdout)")
@@ -108,9 +107,8 @@ extension ConcurrencyTests {
     @Test func aSignInHeldInsideItsTransactionIsEndedByTheDisable() throws {
         let h = try Harness()
         let me = try h.signedIn("g-race-inside", email: "race.inside@gmail.com")
-        let token = try h.google.token(sub: "g-race-inside", email: "race.inside@gmail.com")
-        let held = try HeldRequest(
-            h, "signin-google", json: JSONValue.object([("idToken", .string(token))]).serialized, holdAt: "session-created")
+        let held = try HeldRequest.signInGoogle(
+            h, sub: "g-race-inside", email: "race.inside@gmail.com", holdAt: "session-created")
         try held.waitUntilHeld()
         let disable = try h.startAdmin(["disable", me.accountId])
         usleep(300_000)

@@ -129,9 +129,8 @@ import Testing
     @Test func aWriteCommittedBeforeTheDoorClosedIsNotAnswered2xx() throws {
         let h = try Harness(config: Self.config)
         let s = try Self.story(h)
-        let token = try h.google.token(sub: "g-in-flight", email: "in.flight@gmail.com")
-        let signIn = try HeldRequest(
-            h, "signin-google", json: JSONValue.object([("idToken", .string(token))]).serialized, holdAt: "answer-ready")
+        let signIn = try HeldRequest.signInGoogle(
+            h, sub: "g-in-flight", email: "in.flight@gmail.com", holdAt: "answer-ready")
         try signIn.waitUntilHeld()
         let restore = try h.startAdmin(["restore", s.snapshot], holdAt: "restore-door-closed")
         try restore.waitUntilHeld()
@@ -146,10 +145,8 @@ import Testing
     @Test func anAnswerBeingWrittenHoldsTheRestoreBackUntilItIsOut() throws {
         let h = try Harness(config: Self.config)
         let s = try Self.story(h)
-        let token = try h.google.token(sub: "g-answering", email: "answering@gmail.com")
-        let signIn = try HeldRequest(
-            h, "signin-google", json: JSONValue.object([("idToken", .string(token))]).serialized,
-            holdAt: "answer-permitted")
+        let signIn = try HeldRequest.signInGoogle(
+            h, sub: "g-answering", email: "answering@gmail.com", holdAt: "answer-permitted")
         try signIn.waitUntilHeld()
         let restore = try h.startAdmin(["restore", s.snapshot], holdAt: "restore-door-closed")
         // The door closes at once (new requests are refused) but the restore waits at its barrier.
