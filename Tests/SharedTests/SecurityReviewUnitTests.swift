@@ -23,6 +23,23 @@ import Testing
         #expect(ClientAddress.limitKey(nil) == "-")
     }
 
+    /// Issue 19: the coarser count for registrations and resets is an IPv6 client's /48.
+    @Test(arguments: [
+        ("2001:db8:1:2::1", "2001:0db8:0001::/48"),
+        ("2001:DB8:1:ffff:ffff:ffff:ffff:ffff", "2001:0db8:0001::/48"),
+        ("2001:db8:2::1", "2001:0db8:0002::/48"),
+        ("::1", "0000:0000:0000::/48"),
+    ])
+    func anIPv6ClientsNetworkIsItsSlash48(_ remote: String, _ key: String) {
+        #expect(ClientAddress.networkKey(remote) == key)
+    }
+
+    @Test(arguments: ["192.0.2.1", "::ffff:192.0.2.7", "not an address", ""])
+    func ipv4AndOtherClientsHaveNoNetwork(_ remote: String) {
+        #expect(ClientAddress.networkKey(remote) == nil)
+        #expect(ClientAddress.networkKey(nil) == nil)
+    }
+
     @Test func matchKeysFoldCaseAndCompose() {
         let bytes = { (s: String) in Array(EmailAddress.matchKey(s).utf8) }
         #expect(bytes(" Robin@Example.ORG ") == Array("robin@example.org".utf8))
