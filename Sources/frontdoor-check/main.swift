@@ -13,7 +13,10 @@ let usage = """
            frontdoor-check --deliver [--retry-now] [--config PATH]
     The config is PATH, else $AUTH_CONFIG, else /etc/frontdoor/config.json.
     --nginx is nginx's configuration folder (default /etc/nginx): with snippets/frontdoor-protect.conf
-    installed, some file there must define its internal session-check location.
+    installed, some file there must define its internal session-check location, the snippet must
+    include the install's proof, and no location under a protected one may pass to the app without
+    the snippet (a nested location with its own headers or parameters, a named location reached
+    by try_files or error_page, a plain prefix location a regex location can win over).
     --hosts answers name lookups from FILE (lines: host A|AAAA address) instead of DNS;
     --routes says which routes this host has instead of asking the kernel.
     --forget-relay-users drops the records of relay users past the deletion window, once they

@@ -53,6 +53,46 @@ import Testing
         #expect(try send(from: "192.0.2.44") == 401)
     }
 
+    /// An IPv4-mapped address (`::ffff:a.b.c.d`, from a proxy's header here) is its IPv4 address
+    /// in nginx's key, as in `ClientAddress`; as a /64 every IPv4 client would share one bucket.
+    @Test func nginxCountsAnIPv4MappedClientAsItsIPv4Address() throws {
+        let h = try Harness()
+        let stack = try Stack(h, environment: ["FRONTDOOR_REAL_IP_HEADER": "X-Real-IP"])
+        defer { stack.stop() }
+        func send(from address: String) throws -> Int {
+            try stack.post("/auth/signin-google", json: #"{"idToken":"not.a.token"}"#, headers: [("X-Real-IP", address)])
+                .status
+        }
+        var statuses: [Int] = []
+        for _ in 1...30 { statuses.append(try send(from: "::ffff:198.51.100.7")) }
+        #expect(statuses.prefix(21).allSatisfy { $0 == 401 }, "\(statuses)")
+        #expect(statuses.contains(429), "\(statuses)")
+        // Another IPv4 client, mapped or not, is another bucket; the same one unmapped is the same.
+        #expect(try send(from: "::ffff:198.51.100.8") == 401)
+        #expect(try send(from: "198.51.100.9") == 401)
+        #expect(try send(from: "198.51.100.7") == 429)
+    }
+
+    /// A dual-stack listener sees IPv4 clients as mapped addresses: two loopback clients.
+    @Test func aDualStackListenerKeepsIPv4ClientsApart() throws {
+        let h = try Harness()
+        let stack = try Stack(h, environment: ["FRONTDOOR_LISTEN": "mapped"])
+        defer { stack.stop() }
+        func send(from address: String) throws -> Int {
+            try RawHTTP.exchange(
+                port: stack.port, method: "POST", path: "/auth/signin-google", headers: [],
+                body: #"{"idToken":"not.a.token"}"#, from: address
+            ).status
+        }
+        var statuses: [Int] = []
+        for _ in 1...30 { statuses.append(try send(from: "127.0.0.1")) }
+        #expect(statuses.prefix(21).allSatisfy { $0 == 401 }, "\(statuses) \(stack.errorLog().suffix(1000))")
+        #expect(statuses.contains(429), "\(statuses)")
+        // nginx saw the mapped form (its log line is written after the answer: the first one).
+        #expect(stack.accessLog().hasPrefix("::ffff:127.0.0.1 "), "\(stack.accessLog().prefix(500))")
+        #expect(try send(from: "127.0.0.2") == 401)
+    }
+
     @Test func nginxAnswersItsOwnErrorsInJSON() throws {
         let h = try Harness()
         let stack = try Stack(h)

@@ -14,6 +14,7 @@ public enum SessionCheck {
         guard let token = context.request.bearerToken, Sessions.isWellFormed(token) else {
             throw Sessions.unauthorized
         }
+        TestHooks.pause("session-check")
         let db = try context.database()
         let hash = Sessions.hash(token)
         let now = context.now
