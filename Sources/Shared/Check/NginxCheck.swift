@@ -71,9 +71,8 @@ enum NginxCheck {
     /// (when this user can read it) gives the same secret of 32 or more characters to both kinds
     /// of upstream.
     static func proof(_ snippet: [NginxDirective], directory: String) -> SelfCheck.Finding {
-        guard let include = snippet.first(where: { $0.name == "include" && $0.args.first?.hasSuffix("/frontdoor-proof.conf") == true }),
-            let written = include.args.first
-        else {
+        let include = snippet.first { $0.name == "include" && $0.args.first?.hasSuffix("/frontdoor-proof.conf") == true }
+        guard let written = include?.args.first else {
             return SelfCheck.Finding(
                 ok: false,
                 text: "nginx: \(protectSnippet) includes no frontdoor-proof.conf: the app cannot tell nginx's "

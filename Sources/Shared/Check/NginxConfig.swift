@@ -34,7 +34,9 @@ enum NginxConfig {
                 if words.isEmpty { line = token.line }
                 words.append(token.text)
             case .semicolon:
-                if let name = words.first { out.append(NginxDirective(name: name, args: Array(words.dropFirst()), file: file, line: line)) }
+                if let name = words.first {
+                    out.append(NginxDirective(name: name, args: Array(words.dropFirst()), file: file, line: line))
+                }
                 words.removeAll()
             case .open:
                 let block = directives(&tokens, file: file)

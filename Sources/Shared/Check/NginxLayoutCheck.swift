@@ -40,23 +40,19 @@ enum NginxLayoutCheck {
         return report
     }
 
+    /// Modifiers, longest first: nginx also takes one joined to the URI (`location ^~/api/`).
+    static let modifiers: [(String, Kind)] = [("^~", .caret), ("~*", .regex), ("~", .regex), ("=", .exact)]
+
     static func location(_ directive: NginxDirective) -> Location? {
         guard directive.name == "location", directive.block != nil, let first = directive.args.first else { return nil }
         if directive.args.count >= 2 {
-            let uri = directive.args[1]
-            switch first {
-            case "=": return Location(directive: directive, kind: .exact, uri: uri)
-            case "^~": return Location(directive: directive, kind: .caret, uri: uri)
-            case "~", "~*": return Location(directive: directive, kind: .regex, uri: uri)
-            default: return Location(directive: directive, kind: .prefix, uri: first)
-            }
+            let kind = modifiers.first { $0.0 == first }?.1 ?? .prefix
+            return Location(directive: directive, kind: kind, uri: kind == .prefix ? first : directive.args[1])
         }
-        // nginx also takes the modifier joined to the URI.
         if first.hasPrefix("@") { return Location(directive: directive, kind: .named, uri: first) }
-        if first.hasPrefix("^~") { return Location(directive: directive, kind: .caret, uri: String(first.dropFirst(2))) }
-        if first.hasPrefix("=") { return Location(directive: directive, kind: .exact, uri: String(first.dropFirst())) }
-        if first.hasPrefix("~*") { return Location(directive: directive, kind: .regex, uri: String(first.dropFirst(2))) }
-        if first.hasPrefix("~") { return Location(directive: directive, kind: .regex, uri: String(first.dropFirst())) }
+        if let (modifier, kind) = modifiers.first(where: { first.hasPrefix($0.0) }) {
+            return Location(directive: directive, kind: kind, uri: String(first.dropFirst(modifier.count)))
+        }
         return Location(directive: directive, kind: .prefix, uri: first)
     }
 
