@@ -22,7 +22,7 @@ import Testing
         #expect(out.contains("✓ relay: no relay user past the deletion window (0 being deleted)"), "\(out)")
 
         try AppleRelayCleanupTests.strandedRelayUser(w, sub: "apple-check-1")
-        _ = try w.signIn("not.a.token", nonce: "x")
+        _ = try w.signIn("not.a.token", nonce: AppleWorld.nonce())
         let uid = try #require(try w.h.database().query("SELECT relay_uid FROM relay_cleanups").first?.text(0))
         let result = try check(w)
         out = result.stdoutText
