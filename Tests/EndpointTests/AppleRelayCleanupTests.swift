@@ -75,6 +75,33 @@ import Testing
         #expect(w.firebase.accessTokensIssued == 2)
     }
 
+    /// Issue 19, item 9: the cached access token is sealed under the server key: neither the
+    /// database file nor its WAL holds it, and beside another server key it opens nothing (a new
+    /// token is asked for instead).
+    @Test func theCachedAccessTokenIsSealedUnderTheServerKey() throws {
+        let w = try AppleWorld()
+        try w.useServiceAccount()
+        try Self.strandedRelayUser(w, sub: "apple-sealed-1")
+        _ = try w.signIn("not.a.token", nonce: AppleWorld.nonce())
+        #expect(w.firebase.usersDeletedByAdmin == 1)
+        let admin = try #require(w.firebase.requests.first { $0.path.hasPrefix("/v1/projects/") })
+        let bearer = try #require(admin.header("authorization"))
+        let token = Array(bearer.dropFirst("Bearer ".count).utf8)
+        #expect(token.count > 20)
+        #expect(try w.count("oauth_tokens") == 1)
+        let stored = (FileIO.readFile(w.h.databasePath, limit: 1 << 26) ?? [])
+            + (FileIO.readFile(w.h.databasePath + "-wal", limit: 1 << 26) ?? [])
+        #expect(!stored.isEmpty)
+        #expect(stored.firstRange(of: token) == nil, "the access token is in the store in the clear")
+
+        // The same rows beside another server key: the cached token is of no use, a new one is asked.
+        try w.h.writeText(w.h.dir + "/audit-key", Hex.encode(try SecureRandom.bytes(32)) + "\n")
+        try Self.strandedRelayUser(w, sub: "apple-sealed-2")
+        _ = try w.signIn("not.a.token", nonce: AppleWorld.nonce())
+        #expect(w.firebase.usersDeletedByAdmin == 2)
+        #expect(w.firebase.accessTokensIssued == 2)
+    }
+
     /// Issue 15, point 4: a refresh answered USER_NOT_FOUND (the REST reference) or
     /// INVALID_REFRESH_TOKEN (Google's Auth emulator) means the user is gone.
     @Test(arguments: [FakeFirebase.DeletedUserRefresh.userNotFound, .invalidRefreshToken], [false, true])

@@ -10,8 +10,8 @@
 /// raw nonce has at least 32 characters (`Nonces.minimumRawCharacters`). The ID token names the
 /// person (email, Apple `sub`); sealed, it names nobody. The relay user itself is deleted as usual
 /// after the answer: a Google-signed ID token stays verifiable for its hour after its user is gone.
-/// Rows sealed under the first derivation (the raw nonce alone) no longer open: their retry
-/// answers 401 and the phone starts over; they expired within five minutes anyway.
+/// Rows sealed under the first derivation (the raw nonce alone) were dropped by the migration
+/// `sealedUnderServerKey`: their retry answers 401 and the phone starts over.
 enum RelayAttempts {
     static let keepSeconds: Int64 = 300
 

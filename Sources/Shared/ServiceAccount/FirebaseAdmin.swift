@@ -12,22 +12,31 @@ struct FirebaseAdmin {
     }
 
     let firebase: Config.Firebase
+    /// For the server key, which seals the cached access token.
+    let config: Config
     let client: HTTPClient
     let db: Database
 
     /// nil without `firebase.serviceAccountFile`.
-    init?(firebase: Config.Firebase, client: HTTPClient, db: Database) {
+    init?(firebase: Config.Firebase, config: Config, client: HTTPClient, db: Database) {
         guard firebase.serviceAccountFile != nil else { return nil }
         self.firebase = firebase
+        self.config = config
         self.client = client
         self.db = db
     }
 
+    /// The service account's OAuth client, its key read from the file now.
+    func oauth() throws(FrontdoorError) -> GoogleOAuth {
+        guard let file = firebase.serviceAccountFile else { throw .internal("no firebase.serviceAccountFile") }
+        return GoogleOAuth(
+            tokenUrl: firebase.oauthTokenUrl, account: try ServiceAccount.load(path: file), client: client, db: db,
+            serverKey: try DeletionAudit.key(config: config))
+    }
+
     func deleteUser(localId: String, now: UnixTime) -> Deleted {
         do throws(FrontdoorError) {
-            guard let file = firebase.serviceAccountFile else { return .failed("no service account") }
-            let oauth = GoogleOAuth(
-                tokenUrl: firebase.oauthTokenUrl, account: try ServiceAccount.load(path: file), client: client, db: db)
+            let oauth = try oauth()
             let first = try send(localId: localId, token: try oauth.accessToken(now: now))
             guard case .failed(let why) = first, why.hasPrefix("admin delete: HTTP 401") else { return first }
             // A cached token that is refused (revoked, the key rotated) is dropped; one new one is tried.
