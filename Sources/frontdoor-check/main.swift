@@ -16,8 +16,10 @@ let usage = """
     installed, some file there must define its internal session-check location.
     --hosts answers name lookups from FILE (lines: host A|AAAA address) instead of DNS;
     --routes says which routes this host has instead of asking the kernel.
-    --forget-relay-users drops the records of relay users past the deletion window, once they
+    --forget-relay-users drops the records of relay users past the deletion window once they
     have been removed in the Firebase console (Authentication, Users), and prints their uids.
+    With firebase.serviceAccountFile each uid is looked up first and only those Firebase no
+    longer has are dropped; those the Admin API is still deleting are kept.
     --prune removes expired rows; --deliver sends every account event that is due to events.url
     (even while the receiver rests after a failure), oldest first, stopping at the first failure;
     with --retry-now, events waiting for their next retry are due at once (the receiver is back).
@@ -92,9 +94,9 @@ if prune {
 if forgetRelayUsers {
     do {
         let config = try Config.load(environment: ["AUTH_CONFIG": configPath])
-        let uids = try SelfCheckRelay.forgetPastWindow(config)
-        print("✓ forgot \(uids.count) relay users past the deletion window" + (uids.isEmpty ? "" : ": " + uids.joined(separator: ", ")))
-        exit(0)
+        let done = try SelfCheckRelay.forgetPastWindow(config)
+        for line in SelfCheckRelay.lines(done) { print(line) }
+        exit(done.ok ? 0 : 1)
     } catch let error as ConfigError {
         print("✗ config \(configPath): \(error)")
     } catch let error as FrontdoorError {
