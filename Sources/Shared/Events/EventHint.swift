@@ -50,7 +50,7 @@ public enum EventHint {
         let times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: seconds, tv_nsec: 0)]
         if utimensat(AT_FDCWD, file, times, 0) == 0 { return }
         guard errno == ENOENT, at != nil else { return }
-        let fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        let fd = StoreFiles.open(file, flags: O_WRONLY, databasePath: databasePath)
         guard fd >= 0 else { return }
         _ = futimens(fd, times)
         close(fd)
