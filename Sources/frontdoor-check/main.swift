@@ -21,7 +21,8 @@ let usage = """
     With firebase.serviceAccountFile each uid is looked up first and only those Firebase no
     longer has are dropped; those the Admin API is still deleting are kept.
     --prune removes expired rows; --deliver sends every account event that is due to events.url
-    (even while the receiver rests after a failure), oldest first, stopping at the first failure;
+    (even while the receiver rests after a failure), oldest first, stopping at the first failure
+    of the receiver (an event it refuses with a 4xx waits for its own retry, and the rest go on);
     with --retry-now, events waiting for their next retry are due at once (the receiver is back).
     Exit status: 0 when every check passed, 1 when one failed, 2 for a usage error.
     """
@@ -127,11 +128,15 @@ if deliver {
         let backlog = try EventBacklog.read(db)
         var line = "delivered \(report.delivered)"
         if report.dropped > 0 { line += ", dropped \(report.dropped) past events.retainSeconds (see syslog)" }
+        if report.refused > 0 {
+            line += ", refused \(report.refused) (last: \(report.refusal ?? "-")), each retried later on its own"
+        }
         if let failure = report.failure { line += ", then stopped: \(failure)" }
         if report.busyUntil != nil { line += "; another process is delivering" }
         line += "; \(backlog.summary(now: now))"
-        print((report.failure == nil && report.dropped == 0 ? "✓ events: " : "✗ events: ") + line)
-        exit(report.failure == nil && report.dropped == 0 ? 0 : 1)
+        let clean = report.failure == nil && report.dropped == 0 && report.refused == 0
+        print((clean ? "✓ events: " : "✗ events: ") + line)
+        exit(clean ? 0 : 1)
     } catch let error as ConfigError {
         print("✗ config \(configPath): \(error)")
     } catch let error as FrontdoorError {

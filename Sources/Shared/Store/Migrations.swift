@@ -3,7 +3,7 @@
 enum Migrations {
     static let scripts: [String] = [
         v1, v2, emailCodesAndLimits, accountDeletion, keyedRateLimits, reviewFixes, slidingSessions, relayWindow,
-        eventOutbox, sealedUnderServerKey,
+        eventOutbox, sealedUnderServerKey, outboxHeads,
     ]
 
     static let v1 = """
@@ -264,5 +264,17 @@ enum Migrations {
           expires_at INTEGER NOT NULL          -- its expiry less a margin
         ) STRICT;
         DELETE FROM relay_attempts;
+        """
+
+    /// Issue 19, item 7: the outbox's queries scanned the whole table inside the write lock (with
+    /// 200,000 events waiting, 0.27 s a delivery run). `head` marks each account's oldest waiting
+    /// event, the only one of its account that may go (`EventOutbox.insert` and `remove` keep it);
+    /// the due heads, the earliest of them, and the rows past `events.retainSeconds` are then
+    /// index searches.
+    static let outboxHeads = """
+        ALTER TABLE events ADD COLUMN head INTEGER NOT NULL DEFAULT 0;  -- 1: its account's oldest waiting event
+        UPDATE events SET head = 1 WHERE seq IN (SELECT min(seq) FROM events GROUP BY account_id);
+        CREATE INDEX events_due ON events(next_attempt_at, seq) WHERE head = 1;
+        CREATE INDEX events_created ON events(created_at);
         """
 }
