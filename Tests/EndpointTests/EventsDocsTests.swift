@@ -28,19 +28,7 @@ import Testing
 
     /// A connection that sent a request's head announcing `contentLength` bytes, and no body.
     static func stalledClient(port: Int, path: String, contentLength: Int) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw HarnessError("socket failed") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            close(fd)
-            throw HarnessError("connect to \(port) failed")
-        }
+        let fd = try RawHTTP.connect(port: port)
         FileIO.writeAll(fd, Array("POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(contentLength)\r\n\r\n".utf8))
         return fd
     }

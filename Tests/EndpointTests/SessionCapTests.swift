@@ -50,15 +50,21 @@ import Testing
         return accounts + (try h.sessionRows()) + ["tickets \(tickets)"]
     }
 
-    @Test(arguments: endpoints)
-    func aSessionPastTheCapIsRefusedWithAnExpiryFromBeforeTheCap(_ bearer: Bearer) throws {
-        let h = try Harness(config: Self.capped)
-        let me = try signedUp(h, "capped-\(bearer.endpoint)")
-        // Signed in 400 s ago, renewed just now, its expiry written before the 300 s cap was set.
+    /// A session signed in `ago` seconds ago, renewed just now, its expiry written as if before
+    /// the 300 s cap was set (500 s ahead).
+    func signedIn(_ h: Harness, _ name: String, ago: Int64) throws -> SignedIn {
+        let me = try signedUp(h, name)
         let now = Clock.now()
         try h.database().run(
             "UPDATE sessions SET created_at = ?, last_used_at = ?, expires_at = ? WHERE session_id = ?",
-            [.integer(now - 400), .integer(now), .integer(now + 500), .text(me.sessionId)])
+            [.integer(now - ago), .integer(now), .integer(now + 500), .text(me.sessionId)])
+        return me
+    }
+
+    @Test(arguments: endpoints)
+    func aSessionPastTheCapIsRefusedWithAnExpiryFromBeforeTheCap(_ bearer: Bearer) throws {
+        let h = try Harness(config: Self.capped)
+        let me = try signedIn(h, "capped-\(bearer.endpoint)", ago: 400)
         let before = try state(h)
         let answer = try call(h, bearer, me)
         #expect(answer.status == 401, "\(bearer.endpoint): \(answer.rawBody)")
@@ -71,11 +77,7 @@ import Testing
     @Test(arguments: endpoints)
     func aSessionWithinTheCapIsAdmitted(_ bearer: Bearer) throws {
         let h = try Harness(config: Self.capped)
-        let me = try signedUp(h, "within-\(bearer.endpoint)")
-        let now = Clock.now()
-        try h.database().run(
-            "UPDATE sessions SET created_at = ?, last_used_at = ?, expires_at = ? WHERE session_id = ?",
-            [.integer(now - 200), .integer(now), .integer(now + 500), .text(me.sessionId)])
+        let me = try signedIn(h, "within-\(bearer.endpoint)", ago: 200)
         let answer = try call(h, bearer, me)
         #expect(answer.status == 200, "\(bearer.endpoint): \(answer.rawBody)")
     }
