@@ -14,12 +14,14 @@ public enum AccountDeletion {
         let fresh = try FreshAppleAuthorization.parse(context.body)
         let db = try context.database()
         // The cheap refusal first; the transaction looks the session up again.
-        _ = try Sessions.accountId(in: db, token: context.request.bearerToken, now: context.now)
+        _ = try Sessions.accountId(
+            in: db, token: context.request.bearerToken, now: context.now, policy: context.config.sessions)
         let auditKey = try DeletionAudit.key(config: context.config)
 
         typealias Decided = (Revocation, AppleRevocation.Plan?)
         let (revocation, plan) = try db.transaction { () throws(FrontdoorError) -> Decided in
-            let accountId = try Sessions.accountId(in: db, token: context.request.bearerToken, now: context.now)
+            let accountId = try Sessions.accountId(
+                in: db, token: context.request.bearerToken, now: context.now, policy: context.config.sessions)
             let identities = try db.query(
                 "SELECT provider, subject FROM identities WHERE account_id = ?", [.text(accountId)])
             let hasPassword = try db.query(
