@@ -3,8 +3,13 @@
 enum Migrations {
     static let scripts: [String] = [
         v1, v2, emailCodesAndLimits, accountDeletion, keyedRateLimits, reviewFixes, slidingSessions, relayWindow,
-        eventOutbox,
+        eventOutbox, domainKeys,
     ]
+
+    /// What a script leaves to Swift, run right after it in the same transaction.
+    static func afterScript(_ script: String, in db: Database) throws(FrontdoorError) {
+        if script == domainKeys { try AddressRekey.run(db) }
+    }
 
     static let v1 = """
         CREATE TABLE accounts (
@@ -249,5 +254,11 @@ enum Migrations {
           paused_until INTEGER NOT NULL DEFAULT 0  -- after a failed attempt the receiver is left alone until then
         ) STRICT;
         INSERT INTO event_delivery (id) VALUES (1);
+        """
+
+    /// Issue 19: an address's domain is keyed by its A-label, no longer case-folded with the rest.
+    /// SQL cannot make the key: `AddressRekey.run` rekeys the accounts, after this script.
+    static let domainKeys = """
+        -- issue 19: the email keys of non-ASCII domains become A-labels (AddressRekey, in Swift)
         """
 }
