@@ -31,6 +31,11 @@ public enum EmailValidation {
         let domain = EmailAddress.nfc(String(String.UnicodeScalarView(parts[1])).lowercased())
         let address = local + "@" + domain
         guard address.unicodeScalars.allSatisfy({ !isControlOrSpace($0) }) else { return .failure(.malformed) }
+        // The "@" must stand alone, as mail software sees it: a prepended mark (U+0D4E) before it
+        // makes one character of the two.
+        guard address.split(separator: "@", omittingEmptySubsequences: false).count == 2 else {
+            return .failure(.malformed)
+        }
         guard isValidLocal(local), isValidDomain(domain), address.utf8.count <= 254 else {
             return .failure(.malformed)
         }
