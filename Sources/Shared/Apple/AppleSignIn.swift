@@ -207,8 +207,8 @@ public enum AppleSignIn {
     }
 
     /// Apple gives the name to the phone only the first time; it is kept only when an account is made.
-    /// Refused like signin-email's `name` when either part is not one `PersonText` accepts (Apple
-    /// passes on whatever the person typed at Apple).
+    /// Refused like signin-email's `name` when either part holds a control, bidi or other
+    /// format character (Apple passes on whatever the person typed at Apple).
     static func displayName(_ body: JSONValue) throws(FrontdoorError) -> String? {
         let given = try PersonText.optional(body, "givenName", maxBytes: 256) ?? ""
         let family = try PersonText.optional(body, "familyName", maxBytes: 256) ?? ""
