@@ -32,6 +32,8 @@ public enum PersonText {
     /// that shows (so the joiners alone are refused); and at most `maxMarksInARow` nonspacing marks
     /// on any one character, counted in NFD so a precomposed "ệ" counts its two.
     public static func isAcceptable(_ text: String) -> Bool {
+        // Printable ASCII, as most names are: only a text of spaces alone would be refused.
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text.utf8.contains { $0 != 0x20 } }
         var previous: Unicode.Scalar?
         var shows = false
         for scalar in text.unicodeScalars {

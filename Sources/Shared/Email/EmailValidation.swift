@@ -24,7 +24,7 @@ public enum EmailValidation {
         guard parts.count == 2 else { return .failure(.malformed) }
         // Each character judged as typed (NFC itself turns U+212A KELVIN SIGN into "K") by what
         // the key makes of it: the local part's fold, the domain's UTS #46 mapping.
-        guard parts[0].allSatisfy(keysAsItself), parts[1].allSatisfy({ IDNA.mapping($0) != nil }) else {
+        guard parts[0].allSatisfy(keysAsItself), parts[1].allSatisfy({ $0.isASCII || IDNA.mapping($0) != nil }) else {
             return .failure(.malformed)
         }
         let local = EmailAddress.nfc(String(String.UnicodeScalarView(parts[0])))
@@ -32,10 +32,10 @@ public enum EmailValidation {
         let address = local + "@" + domain
         guard address.unicodeScalars.allSatisfy({ !isControlOrSpace($0) }) else { return .failure(.malformed) }
         // The "@" must stand alone, as mail software sees it: a prepended mark (U+0D4E) before it
-        // makes one character of the two.
-        guard address.split(separator: "@", omittingEmptySubsequences: false).count == 2 else {
-            return .failure(.malformed)
-        }
+        // makes one character of the two. (In ASCII without controls, characters are bytes.)
+        guard address.utf8.allSatisfy({ $0 < 0x80 })
+            || address.split(separator: "@", omittingEmptySubsequences: false).count == 2
+        else { return .failure(.malformed) }
         guard isValidLocal(local), isValidDomain(domain), address.utf8.count <= 254 else {
             return .failure(.malformed)
         }
