@@ -21,7 +21,7 @@ public enum AccountData {
         return CGIResponse(status: 200, body: answer)
     }
 
-    /// `{"action": "update", "name"}`: a string of at most 256 bytes without control characters;
+    /// `{"action": "update", "name"}`: a string of at most 256 bytes that `PersonText` accepts;
     /// null or blank removes the name. Answers the account as stored, as `get` does.
     static func update(_ context: RequestContext) throws(FrontdoorError) -> CGIResponse {
         // A member given as null clears the name; one left out is a malformed request.

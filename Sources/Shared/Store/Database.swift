@@ -331,6 +331,7 @@ public final class Database {
             let db = try openHandle()
             for script in Migrations.scripts[current..<target] {
                 try Statement.executeScript(db, script)
+                try Migrations.afterScript(script, in: self)
             }
             // PRAGMA takes no bound parameters; the value is our own constant.
             try Statement.executeScript(db, "PRAGMA user_version = \(target)")

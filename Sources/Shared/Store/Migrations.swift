@@ -3,8 +3,13 @@
 enum Migrations {
     static let scripts: [String] = [
         v1, v2, emailCodesAndLimits, accountDeletion, keyedRateLimits, reviewFixes, slidingSessions, relayWindow,
-        eventOutbox, sealedUnderServerKey, outboxHeads,
+        eventOutbox, sealedUnderServerKey, outboxHeads, domainKeys,
     ]
+
+    /// What a script leaves to Swift, run right after it in the same transaction.
+    static func afterScript(_ script: String, in db: Database) throws(FrontdoorError) {
+        if script == domainKeys { try AddressRekey.run(db) }
+    }
 
     static let v1 = """
         CREATE TABLE accounts (
@@ -276,5 +281,11 @@ enum Migrations {
         UPDATE events SET head = 1 WHERE seq IN (SELECT min(seq) FROM events GROUP BY account_id);
         CREATE INDEX events_due ON events(next_attempt_at, seq) WHERE head = 1;
         CREATE INDEX events_created ON events(created_at);
+        """
+
+    /// Issue 19: an address's domain is keyed by its A-label, no longer case-folded with the rest.
+    /// SQL cannot make the key: `AddressRekey.run` rekeys the accounts, after this script.
+    static let domainKeys = """
+        -- issue 19: the email keys of non-ASCII domains become A-labels (AddressRekey, in Swift)
         """
 }
