@@ -101,8 +101,9 @@ stop:
 	@if [ -f $(VAR)/dev-provider.pid ]; then kill $$(cat $(VAR)/dev-provider.pid) 2>/dev/null || true; \
 	    rm -f $(VAR)/dev-provider.pid; fi
 
-# Copies the release binaries, the nginx files, the fcgiwrap drop-in, an example config and the
-# data folder into place (under DESTDIR when staging). Owners need root (or fakeroot).
+# Copies the release binaries, the nginx files, the fcgiwrap drop-in and the checks' own fcgiwrap
+# units, an example config and the data folder into place (under DESTDIR when staging), and makes
+# the install's proof for protected routes once (kept on reinstall). Owners need root (or fakeroot).
 install:
 	@bin="$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"; \
 	for p in $(ENDPOINTS) frontdoor-check frontdoor-admin; do [ -x "$$bin/$$p" ] || { echo "install: $$bin/$$p missing: run make release" >&2; exit 1; }; done; \
@@ -117,11 +118,27 @@ install:
 	sed "$$paths" nginx/frontdoor.conf >"$$d$(SYSCONFDIR)/nginx/sites-available/frontdoor"; \
 	sed "$$paths" nginx/frontdoor-endpoints.conf >"$$d$(SYSCONFDIR)/nginx/snippets/frontdoor-endpoints.conf"; \
 	install -m 0644 nginx/fcgiwrap.conf "$$d$(SYSCONFDIR)/nginx/snippets/frontdoor-fcgiwrap.conf"; \
-	install -m 0644 nginx/frontdoor-protect.conf "$$d$(SYSCONFDIR)/nginx/snippets/frontdoor-protect.conf"; \
+	sed "$$paths" nginx/frontdoor-protect.conf >"$$d$(SYSCONFDIR)/nginx/snippets/frontdoor-protect.conf"; \
 	install -m 0644 nginx/frontdoor-http.conf "$$d$(SYSCONFDIR)/nginx/conf.d/frontdoor.conf"; \
-	chmod 0644 "$$d$(SYSCONFDIR)/nginx/sites-available/frontdoor" "$$d$(SYSCONFDIR)/nginx/snippets/frontdoor-endpoints.conf"; \
+	chmod 0644 "$$d$(SYSCONFDIR)/nginx/sites-available/frontdoor" "$$d$(SYSCONFDIR)/nginx/snippets/frontdoor-endpoints.conf" \
+	    "$$d$(SYSCONFDIR)/nginx/snippets/frontdoor-protect.conf"; \
 	install -m 0644 nginx/fcgiwrap-frontdoor.service.conf "$$d$(SYSCONFDIR)/systemd/system/fcgiwrap.service.d/frontdoor.conf"; \
+	units="$$paths; s#www-data#$(RUN_USER)#g"; \
+	for unit in frontdoor-checks.socket frontdoor-checks.service; do \
+	    sed "$$units" nginx/$$unit >"$$d$(SYSCONFDIR)/systemd/system/$$unit"; chmod 0644 "$$d$(SYSCONFDIR)/systemd/system/$$unit"; \
+	done; \
 	install -d -m 0750 -o root -g $(RUN_USER) "$$d$(SYSCONFDIR)/frontdoor" "$$d$(SYSCONFDIR)/frontdoor/secrets"; \
+	proof="$$d$(SYSCONFDIR)/frontdoor/secrets/app-proof"; \
+	if [ ! -s "$$proof" ]; then \
+	    (umask 077; head -c 32 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n' >"$$proof"; echo >>"$$proof"); \
+	fi; \
+	chown root:$(RUN_USER) "$$proof"; chmod 0640 "$$proof"; \
+	secret=$$(head -n 1 "$$proof"); \
+	printf '%s' "$$secret" | grep -Eqx '[A-Za-z0-9_-]{32,256}' || { echo "install: $$proof must hold 32 or more base64url characters" >&2; exit 1; }; \
+	(umask 077; printf '%s\n%s\n%s\n' "# Made by make install from $(SYSCONFDIR)/frontdoor/secrets/app-proof: the proof the app checks. Root only." \
+	    "proxy_set_header X-Frontdoor-Proof \"$$secret\";" "fastcgi_param HTTP_X_FRONTDOOR_PROOF \"$$secret\";" \
+	    >"$$d$(SYSCONFDIR)/nginx/frontdoor-proof.conf"); \
+	chown root:root "$$d$(SYSCONFDIR)/nginx/frontdoor-proof.conf"; chmod 0600 "$$d$(SYSCONFDIR)/nginx/frontdoor-proof.conf"; \
 	if [ ! -e "$$d$(SYSCONFDIR)/frontdoor/config.json" ]; then \
 	    sed "s#/var/lib/frontdoor/#$(LOCALSTATEDIR)/lib/frontdoor/#" deploy/config.example.json >"$$d$(SYSCONFDIR)/frontdoor/config.json"; \
 	    chown root:$(RUN_USER) "$$d$(SYSCONFDIR)/frontdoor/config.json"; chmod 0640 "$$d$(SYSCONFDIR)/frontdoor/config.json"; \

@@ -49,30 +49,66 @@ expect etc/nginx/snippets/frontdoor-fcgiwrap.conf 644 root:root
 expect etc/nginx/snippets/frontdoor-protect.conf 644 root:root
 expect etc/nginx/conf.d/frontdoor.conf 644 root:root
 expect etc/systemd/system/fcgiwrap.service.d/frontdoor.conf 644 root:root
+expect etc/systemd/system/frontdoor-checks.socket 644 root:root
+expect etc/systemd/system/frontdoor-checks.service 644 root:root
+expect etc/nginx/frontdoor-proof.conf 600 root:root
 expect etc/frontdoor 750 root:www-data
 expect etc/frontdoor/secrets 750 root:www-data
+expect etc/frontdoor/secrets/app-proof 640 root:www-data
 expect etc/frontdoor/config.json 640 root:www-data
 expect var/lib/frontdoor 750 www-data:www-data
 check "the fcgiwrap drop-in runs several children" "grep -q -- '-c 4' '$dest/etc/systemd/system/fcgiwrap.service.d/frontdoor.conf'"
 check "the example config is valid JSON naming the data folder" "grep -q '/var/lib/frontdoor/frontdoor.sqlite3' '$dest/etc/frontdoor/config.json'"
+# The checks' own fcgiwrap pool: its socket is the one the internal check location uses, and it
+# runs the installed session program alone.
+check "the checks' socket unit listens where the check location passes" \
+    "grep -qx 'ListenStream=/run/frontdoor-checks.socket' '$dest/etc/systemd/system/frontdoor-checks.socket' &&
+     grep -q 'fastcgi_pass unix:/run/frontdoor-checks.socket;' '$dest/etc/nginx/snippets/frontdoor-endpoints.conf'"
+check "the checks' pool runs only the session program" \
+    "grep -qx 'ExecStart=/usr/sbin/fcgiwrap -f -c 4 -p /usr/local/libexec/frontdoor/session' '$dest/etc/systemd/system/frontdoor-checks.service'"
+check "the protect snippet has the checks' own limit" \
+    "grep -q '^limit_req zone=frontdoor_checks burst=' '$dest/etc/nginx/snippets/frontdoor-protect.conf' &&
+     grep -q '^limit_req_zone .* zone=frontdoor_checks:' '$dest/etc/nginx/conf.d/frontdoor.conf'"
+# The proof: made at install, 43 base64url characters, the same in the app's copy and nginx's
+# include (which the installed protect snippet includes), kept by a second install.
+proof=$(head -n 1 "$dest/etc/frontdoor/secrets/app-proof")
+check "the install made a proof of 32 random bytes" "printf '%s' '$proof' | grep -Eqx '[A-Za-z0-9_-]{43}'"
+check "nginx's proof include holds the app's proof" \
+    "grep -qx 'proxy_set_header X-Frontdoor-Proof \"$proof\";' '$dest/etc/nginx/frontdoor-proof.conf' &&
+     grep -qx 'fastcgi_param HTTP_X_FRONTDOOR_PROOF \"$proof\";' '$dest/etc/nginx/frontdoor-proof.conf'"
+check "the protect snippet includes the proof" \
+    "grep -qx 'include /etc/nginx/frontdoor-proof.conf;' '$dest/etc/nginx/snippets/frontdoor-protect.conf'"
+$rooter make -s install DESTDIR="$dest" >/dev/null 2>&1 || bad "a second make install failed"
+check "a second install keeps the proof" "[ \"\$(head -n 1 '$dest/etc/frontdoor/secrets/app-proof')\" = '$proof' ] &&
+     grep -q '$proof' '$dest/etc/nginx/frontdoor-proof.conf'"
+other=$(mktemp -d /tmp/frontdoor-install-other-XXXXXX)
+$rooter make -s install DESTDIR="$other" >/dev/null 2>&1 || bad "an install elsewhere failed"
+check "another install makes another proof" "[ \"\$(head -n 1 '$other/etc/frontdoor/secrets/app-proof')\" != '$proof' ]"
+rm -rf "$other"
 
-# Drive the installed nginx files: a development provider plays Google.
+# Drive the installed nginx files: a development provider plays Google. The config, the store
+# and the secrets sit in the stack's folder, as with make run: started by root, the stack runs
+# nginx's workers, fcgiwrap and the programs as www-data, which owns them.
 free_port() { local p; while :; do p=$((20000 + RANDOM % 20000)); (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }; done; }
 port=$(free_port); dev_port=$(free_port); smtp_port=$(free_port)
 bin=$dest/usr/local/libexec/frontdoor
+state=$work/var
+mkdir -p "$state"
+chmod 0755 "$dest" "$work"
 release_bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
 dev=$release_bin/frontdoor-dev
 # Its own mail port too: a `make run` elsewhere on the box holds the default 8025.
-"$dev" config --database "$work/frontdoor.sqlite3" --provider "http://127.0.0.1:$dev_port" --smtp-port "$smtp_port" \
-    --events-secret "$work/events-secret" >"$work/config.json"
-chmod 600 "$work/config.json"
-setsid "$dev" serve --port "$dev_port" --smtp-port "$smtp_port" --events-secret "$work/events-secret" </dev/null \
+"$dev" config --database "$state/frontdoor.sqlite3" --provider "http://127.0.0.1:$dev_port" --smtp-port "$smtp_port" \
+    --events-secret "$state/events-secret" >"$state/config.json"
+chmod 600 "$state/config.json"
+setsid "$dev" serve --port "$dev_port" --smtp-port "$smtp_port" --events-secret "$state/events-secret" </dev/null \
     >"$work/dev.log" 2>&1 &
 echo $! >"$work/dev.pid"
 for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$dev_port/google/token?sub=probe" && break; sleep 0.05; done
-# The example route of the app (not installed) behind the installed protect snippet.
+# The example route of the app (not installed) behind the installed protect snippet, with the
+# installed proof.
 if ! FRONTDOOR_NGINX_DIR="$dest/etc/nginx" FRONTDOOR_WHOAMI="$release_bin/frontdoor-whoami" \
-    scripts/dev-stack start "$work/var" "$port" "$bin" "$work/config.json"; then
+    scripts/dev-stack start "$state" "$port" "$bin" "$state/config.json" 2>"$work/stack.err"; then
     bad "nginx with the installed files did not start"
     echo "install-test: $passed passed, $failed failed"
     exit 1
@@ -88,6 +124,18 @@ code=$(curl -s -o "$work/who.json" -w '%{http_code}' "$url/app/whoami" -H 'X-Fro
 check "a protected route without a session answers 401 in JSON" "[ '$code' = 401 ] && grep -q unauthorized '$work/who.json'"
 who=$(curl -s "$url/app/whoami" -H "Authorization: Bearer $bearer" -H 'X-Frontdoor-Account: forged')
 check "a protected route gets the account from nginx alone: $who" "[ '$who' = '{\"account\":\"$account\"}' ]"
+# Who ran what: started by root, nothing of the stack but nginx's master runs as root.
+if [ "$(id -u)" = 0 ]; then
+    check "the stack said nothing of falling back to root: $(cat "$work/stack.err")" "[ ! -s '$work/stack.err' ]"
+    master=$(cat "$state/nginx.pid")
+    check "nginx's workers run as www-data" "[ \"\$(ps -o user= --ppid $master | sort -u)\" = www-data ]"
+    for pool in fcgiwrap fcgiwrap-checks; do
+        pid=$(cat "$state/$pool.pid")
+        check "$pool runs as www-data" "[ \"\$( (ps -o user= -p $pid; ps -o user= --ppid $pid) | sort -u)\" = www-data ]"
+        check "$pool's socket is www-data's" "[ \"\$(stat -c %U '$state/$pool.sock')\" = www-data ]"
+    done
+    check "the store was made by a program running as www-data" "[ \"\$(stat -c %U '$state/frontdoor.sqlite3')\" = www-data ]"
+fi
 check "the installed session check answers the phone" \
     "curl -s '$url/auth/session' -H 'Authorization: Bearer $bearer' | grep -q '\"sessionId\"'"
 # Its account.created goes out after the answer, from the installed binary, signed.
@@ -121,10 +169,10 @@ if [ "$limited" -gt 0 ]; then
     check "429 is JSON rate_limited" "grep -q rate_limited '$work/b-$limited'"
     check "429 says Retry-After" "grep -qi '^Retry-After: ' '$work/h-$limited'"
 fi
-check "the request log line reached nginx's error log" "grep -q 'endpoint=signin-google status=200' '$work/var/nginx-error.log'"
-check "no token in nginx's error log" "! grep -qF '$token' '$work/var/nginx-error.log'"
+check "the request log line reached nginx's error log" "grep -q 'endpoint=signin-google status=200' '$state/nginx-error.log'"
+check "no token in nginx's error log" "! grep -qF '$token' '$state/nginx-error.log'"
 # The installed self-check against this stack.
-out=$("$dest/usr/local/sbin/frontdoor-check" --config "$work/config.json" --routes ipv4=yes,ipv6=yes --timeout 3 \
+out=$("$dest/usr/local/sbin/frontdoor-check" --config "$state/config.json" --routes ipv4=yes,ipv6=yes --timeout 3 \
     --nginx "$dest/etc/nginx" 2>&1)
 check "frontdoor-check passes against the installed stack: $out" "printf '%s' \"\$out\" | grep -q 'all .* checks passed'"
 check "frontdoor-check finds the protect snippet's internal location" \

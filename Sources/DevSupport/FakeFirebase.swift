@@ -2,7 +2,7 @@ import Shared
 
 /// Firebase Authentication as the relay uses it, played on 127.0.0.1: Identity Toolkit's
 /// `accounts:signInWithIdp`, `accounts:delete` (by the user's own ID token, and by `localId` for
-/// an Admin API caller), `v2/accounts:revokeToken`, securetoken's `/v1/token` and key set, and
+/// an Admin API caller), `accounts:lookup` (by ID token, and by `localId` for an Admin API caller), `v2/accounts:revokeToken`, securetoken's `/v1/token` and key set, and
 /// Google's OAuth token endpoint for a service account. Like the real service it checks the API
 /// key, the Apple token's signature (against the fake Apple's keys), audience, expiry and nonce,
 /// keeps one user per Apple `sub` until deleted, and signs its ID tokens with keys the test gives.
@@ -105,6 +105,9 @@ public final class FakeFirebase: @unchecked Sendable {
         var oauth = OAuthState()
         /// What the Admin API's delete answers instead of deleting (403 for a missing role, say).
         var adminFailure: (status: Int, message: String)?
+        /// What the Admin API's lookup answers instead of looking (a 503, say).
+        var adminLookupFailure: (status: Int, message: String)?
+        var adminLookups = 0
         var signInRequests = 0
     }
 
@@ -164,6 +167,11 @@ public final class FakeFirebase: @unchecked Sendable {
     public func setAdminFailure(status: Int, message: String) {
         state.withLock { $0.adminFailure = (status, message) }
     }
+    public func setAdminLookupFailure(status: Int, message: String) {
+        state.withLock { $0.adminLookupFailure = (status, message) }
+    }
+    /// Lookups by `localId` through the Admin API so far.
+    public var adminLookups: Int { state.current.adminLookups }
     /// Moves every user's last sign-in `seconds` into the past, so tests need not wait out the window.
     public func ageSignIns(by seconds: Int64) {
         state.withLock { s in for id in s.users.keys { s.users[id]?.authTime -= seconds } }
@@ -205,6 +213,9 @@ public final class FakeFirebase: @unchecked Sendable {
         if path.hasSuffix(oauthTokenPath) { return oauthToken(request, state: state) }
         if path.hasPrefix("/v1/projects/"), path.hasSuffix("/accounts:delete") {
             return adminDelete(request, path: path, state: state)
+        }
+        if path.hasPrefix("/v1/projects/"), path.hasSuffix("/accounts:lookup") {
+            return adminLookup(request, path: path, state: state)
         }
         let operations = [
             "/v1/accounts:signInWithIdp", "/v1/accounts:delete", "/v1/token", "/v2/accounts:revokeToken",

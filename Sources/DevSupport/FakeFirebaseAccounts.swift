@@ -38,20 +38,7 @@ extension FakeFirebase {
     static func adminDelete(
         _ request: LoopbackHTTPServer.Request, path: String, state: Locked<State>
     ) -> LoopbackHTTPServer.Behaviour {
-        guard request.method == "POST" else { return failure(404, "NOT_FOUND") }
-        guard path == "/v1/projects/\(projectId)/accounts:delete" else {
-            return failure(403, "The caller does not have permission", status: "PERMISSION_DENIED")
-        }
-        let bearer = request.header("authorization").flatMap { value -> String? in
-            value.hasPrefix("Bearer ") ? String(value.dropFirst(7)) : nil
-        }
-        let now = Clock.now()
-        guard let bearer, let expires = state.current.oauth.issued[bearer], expires > now else {
-            return failure(
-                401, "Request had invalid authentication credentials. Expected OAuth 2 access token.",
-                status: "UNAUTHENTICATED")
-        }
-        if let (status, message) = state.current.adminFailure { return failure(status, message) }
+        if let refused = adminRefusal(request, path: path, operation: "accounts:delete", state: state) { return refused }
         guard let localId = (try? JSONParser.parse(request.body))?["localId"]?.stringValue else {
             return failure(400, "MISSING_LOCAL_ID")
         }
@@ -62,6 +49,50 @@ extension FakeFirebase {
         }
         guard removed else { return failure(400, "USER_NOT_FOUND") }
         return .respond(.json(#"{"kind":"identitytoolkit#DeleteAccountResponse"}"#))
+    }
+
+    /// What the Admin API answers before looking at the body: a POST to this project's path with
+    /// an access token from the fake OAuth endpoint, else 404, 403 or 401 as Google does; nil to go on.
+    static func adminRefusal(
+        _ request: LoopbackHTTPServer.Request, path: String, operation: String, state: Locked<State>
+    ) -> LoopbackHTTPServer.Behaviour? {
+        guard request.method == "POST" else { return failure(404, "NOT_FOUND") }
+        guard path == "/v1/projects/\(projectId)/\(operation)" else {
+            return failure(403, "The caller does not have permission", status: "PERMISSION_DENIED")
+        }
+        let bearer = request.header("authorization").flatMap { value -> String? in
+            value.hasPrefix("Bearer ") ? String(value.dropFirst(7)) : nil
+        }
+        guard let bearer, let expires = state.current.oauth.issued[bearer], expires > Clock.now() else {
+            return failure(
+                401, "Request had invalid authentication credentials. Expected OAuth 2 access token.",
+                status: "UNAUTHENTICATED")
+        }
+        if let (status, message) = state.current.adminFailure { return failure(status, message) }
+        return nil
+    }
+
+    /// `projects/{projectId}/accounts:lookup` with `{"localId": [uid, …]}` and an access token, as
+    /// firebase-admin-node's `getAccountInfoByUid` sends it. The users found; none found is a 200
+    /// without `users` (Google's Auth emulator, firebase-tools `src/emulator/auth/operations.ts`
+    /// `lookup`: "Drop users property if no users are found", for firebase-admin-node#1078).
+    static func adminLookup(
+        _ request: LoopbackHTTPServer.Request, path: String, state: Locked<State>
+    ) -> LoopbackHTTPServer.Behaviour {
+        if let refused = adminRefusal(request, path: path, operation: "accounts:lookup", state: state) { return refused }
+        state.withLock { $0.adminLookups += 1 }
+        if let (status, message) = state.current.adminLookupFailure { return failure(status, message) }
+        let wanted = (try? JSONParser.parse(request.body))?["localId"]?.arrayValue?.compactMap { $0.stringValue } ?? []
+        let users = state.current.users
+        let found = wanted.compactMap { users[$0] }.map { user -> JSONValue in
+            .object([
+                ("localId", .string(user.localId)), ("createdAt", .string(String(user.createdAt * 1000))),
+                ("lastLoginAt", .string(String(user.authTime * 1000))),
+            ])
+        }
+        var body: [(String, JSONValue)] = [("kind", "identitytoolkit#GetAccountInfoResponse")]
+        if !found.isEmpty { body.append(("users", .array(found))) }
+        return .respond(.json(JSONValue.object(body).serialized))
     }
 
     /// Records the request, then answers as told: normally a 200 with an empty object when the

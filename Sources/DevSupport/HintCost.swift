@@ -17,7 +17,7 @@ public enum HintCost {
         public let open: Double
     }
 
-    static let due = "SELECT 1 FROM events WHERE next_attempt_at <= ? LIMIT 1"
+    static let due = "SELECT 1 FROM events WHERE head = 1 AND next_attempt_at <= ? LIMIT 1"
 
     public static func measure(databasePath: String, rounds: Int = 200, repeats: Int = 2000) throws -> Figures {
         let now = Clock.now()

@@ -13,13 +13,19 @@ let usage = """
            frontdoor-check --deliver [--retry-now] [--config PATH]
     The config is PATH, else $AUTH_CONFIG, else /etc/frontdoor/config.json.
     --nginx is nginx's configuration folder (default /etc/nginx): with snippets/frontdoor-protect.conf
-    installed, some file there must define its internal session-check location.
+    installed, some file there must define its internal session-check location, the snippet must
+    include the install's proof, and no location under a protected one may pass to the app without
+    the snippet (a nested location with its own headers or parameters, a named location reached
+    by try_files or error_page, a plain prefix location a regex location can win over).
     --hosts answers name lookups from FILE (lines: host A|AAAA address) instead of DNS;
     --routes says which routes this host has instead of asking the kernel.
-    --forget-relay-users drops the records of relay users past the deletion window, once they
+    --forget-relay-users drops the records of relay users past the deletion window once they
     have been removed in the Firebase console (Authentication, Users), and prints their uids.
+    With firebase.serviceAccountFile each uid is looked up first and only those Firebase no
+    longer has are dropped; those the Admin API is still deleting are kept.
     --prune removes expired rows; --deliver sends every account event that is due to events.url
-    (even while the receiver rests after a failure), oldest first, stopping at the first failure;
+    (even while the receiver rests after a failure), oldest first, stopping at the first failure
+    of the receiver (an event it refuses with a 4xx waits for its own retry, and the rest go on);
     with --retry-now, events waiting for their next retry are due at once (the receiver is back).
     Exit status: 0 when every check passed, 1 when one failed, 2 for a usage error.
     """
@@ -103,9 +109,9 @@ if prune {
 if forgetRelayUsers {
     do {
         let config = try writableConfig()
-        let uids = try SelfCheckRelay.forgetPastWindow(config)
-        print("✓ forgot \(uids.count) relay users past the deletion window" + (uids.isEmpty ? "" : ": " + uids.joined(separator: ", ")))
-        exit(0)
+        let done = try SelfCheckRelay.forgetPastWindow(config)
+        for line in SelfCheckRelay.lines(done) { print(line) }
+        exit(done.ok ? 0 : 1)
     } catch let error as ConfigError {
         print("✗ config \(configPath): \(error)")
     } catch let error as FrontdoorError {
@@ -136,11 +142,15 @@ if deliver {
         let backlog = try EventBacklog.read(db)
         var line = "delivered \(report.delivered)"
         if report.dropped > 0 { line += ", dropped \(report.dropped) past events.retainSeconds (see syslog)" }
+        if report.refused > 0 {
+            line += ", refused \(report.refused) (last: \(report.refusal ?? "-")), each retried later on its own"
+        }
         if let failure = report.failure { line += ", then stopped: \(failure)" }
         if report.busyUntil != nil { line += "; another process is delivering" }
         line += "; \(backlog.summary(now: now))"
-        print((report.failure == nil && report.dropped == 0 ? "✓ events: " : "✗ events: ") + line)
-        exit(report.failure == nil && report.dropped == 0 ? 0 : 1)
+        let clean = report.failure == nil && report.dropped == 0 && report.refused == 0
+        print((clean ? "✓ events: " : "✗ events: ") + line)
+        exit(clean ? 0 : 1)
     } catch let error as ConfigError {
         print("✗ config \(configPath): \(error)")
     } catch let error as FrontdoorError {

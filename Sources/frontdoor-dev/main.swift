@@ -50,6 +50,19 @@ case "hint-cost":
     } catch {
         fail("hint-cost: \(error)")
     }
+case "outbox-cost":
+    guard let database = option("--database", in: arguments) else {
+        fail("usage: frontdoor-dev outbox-cost --database PATH [--events N]")
+    }
+    do {
+        let f = try OutboxCost.measure(
+            databasePath: database, events: option("--events", in: arguments).flatMap(Int.init) ?? 200_000)
+        // One line for scripts/bench: events, then milliseconds, medians.
+        let figures = [f.nextDue, f.nextAttemptAt, f.expired, f.failingRun, f.deliveringRun, f.hint]
+        print("\(f.events) " + figures.map { Endpoint.formatMillis($0, digits: 3) }.joined(separator: " "))
+    } catch {
+        fail("outbox-cost: \(error)")
+    }
 case "usage":
     let port = option("--port", in: arguments) ?? "8080"
     let provider = option("--provider", in: arguments) ?? "http://127.0.0.1:8081"
@@ -58,5 +71,5 @@ default:
     fail(
         "usage: frontdoor-dev serve --port N [--smtp-port N] [--events-secret FILE] "
             + "| config --database PATH --provider URL [--smtp-port N] [--events-secret FILE] "
-            + "| usage --port N --provider URL | hint-cost --database PATH")
+            + "| usage --port N --provider URL | hint-cost --database PATH | outbox-cost --database PATH [--events N]")
 }

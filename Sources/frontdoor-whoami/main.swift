@@ -3,13 +3,42 @@ import Glibc
 #endif
 
 // The example of a route of the app behind frontdoor (`make run`, the tests, `make bench`): a CGI
-// program that answers which account nginx said is calling. It reads the one header nginx sets,
-// HTTP_X_FRONTDOOR_ACCOUNT, and nothing else; it links nothing of frontdoor's, as the app would not.
+// program that answers which account nginx said is calling. It believes HTTP_X_FRONTDOOR_ACCOUNT
+// only beside HTTP_X_FRONTDOOR_PROOF equal to the install's proof, which it reads from its own
+// environment's FRONTDOOR_PROOF_FILE (set where the app is started, never by a request): a layout
+// that loses frontdoor-protect.conf's parameters loses the proof with them. It links nothing of
+// frontdoor's, as the app would not.
+
+func environment(_ name: String) -> String? {
+    getenv(name).map { String(cString: $0) }
+}
+
+/// The proof file's first line; nil when it is not set, unreadable, or too short to be a secret.
+func expectedProof() -> [UInt8]? {
+    guard let path = environment("FRONTDOOR_PROOF_FILE"), !path.isEmpty else { return nil }
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var bytes = [UInt8](repeating: 0, count: 256)
+    let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+    guard n > 0 else { return nil }
+    let line = Array(bytes[0..<n].prefix { $0 != 0x0A && $0 != 0x0D })
+    return line.count >= 32 ? line : nil
+}
+
+/// Equal in time that does not depend on where they differ.
+func sameBytes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    guard a.count == b.count else { return false }
+    var difference: UInt8 = 0
+    for i in 0..<a.count { difference |= a[i] ^ b[i] }
+    return difference == 0
+}
 
 /// An account id is base64url; anything else is answered as absent rather than echoed.
 func accountId() -> String? {
-    guard let raw = getenv("HTTP_X_FRONTDOOR_ACCOUNT") else { return nil }
-    let value = String(cString: raw)
+    guard let expected = expectedProof(), let proof = environment("HTTP_X_FRONTDOOR_PROOF"),
+        sameBytes(Array(proof.utf8), expected), let value = environment("HTTP_X_FRONTDOOR_ACCOUNT")
+    else { return nil }
     let allowed = value.utf8.allSatisfy { byte in
         (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
             || byte == 0x2D || byte == 0x5F

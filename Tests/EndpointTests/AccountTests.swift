@@ -96,6 +96,9 @@ import Testing
             ("name with a tab", [("action", "update"), ("name", "a\tb")], "invalid_request", 400),
             ("name with a format character", [("action", "update"), ("name", "\u{202E}evil")], "invalid_request", 400),
             ("name with NUL", [("action", "update"), ("name", "a\u{0}b")], "invalid_request", 400),
+            ("name that looks blank", [("action", "update"), ("name", "\u{3164}")], "invalid_request", 400),
+            ("name with a pile of marks", [("action", "update"), ("name", .string("a" + String(repeating: "\u{301}", count: 80)))],
+             "invalid_request", 400),
         ]
         for (label, members, code, status) in cases {
             let before = try DeviceNameTests.snapshot(h)

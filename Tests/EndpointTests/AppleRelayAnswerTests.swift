@@ -74,7 +74,7 @@ import Testing
         let db = try w.h.database()
         try db.run("UPDATE relay_cleanups SET delete_by_token_until = 0, next_attempt_at = 0")
         w.firebase.setFailDeletions(false)
-        _ = try w.signIn("not.a.token", nonce: "x")
+        _ = try w.signIn("not.a.token", nonce: AppleWorld.nonce())
         #expect(try db.query("SELECT state, refresh_token FROM relay_cleanups").first?.text(0) == "admin")
         #expect(w.firebase.userCount == 1)
         let again = try w.signInNew(sub: "apple-again")

@@ -21,7 +21,7 @@ import Testing
         let w = try AppleWorld()
         try Self.strandedRelayUser(w, sub: "apple-stranded")
         w.firebase.resetLog()
-        _ = try w.signIn("not.a.token", nonce: "x")
+        _ = try w.signIn("not.a.token", nonce: AppleWorld.nonce())
         let db = try w.h.database()
         let row = try #require(try db.query("SELECT state, refresh_token, relay_uid FROM relay_cleanups").first)
         #expect(row.text(0) == "admin")
@@ -30,7 +30,7 @@ import Testing
         // Past the window nothing is tried again: no refresh, no delete, by any later request.
         try db.run("UPDATE relay_cleanups SET next_attempt_at = 0")
         w.firebase.resetLog()
-        for _ in 0..<3 { _ = try w.signIn("not.a.token", nonce: "x") }
+        for _ in 0..<3 { _ = try w.signIn("not.a.token", nonce: AppleWorld.nonce()) }
         #expect(w.firebase.requests.isEmpty)
     }
 
@@ -42,7 +42,7 @@ import Testing
         w.firebase.setFailDeletions(false)
         w.firebase.ageSignIns(by: 600)
         try w.h.database().run("UPDATE relay_cleanups SET next_attempt_at = 0")
-        _ = try w.signIn("not.a.token", nonce: "x")
+        _ = try w.signIn("not.a.token", nonce: AppleWorld.nonce())
         let row = try #require(try w.h.database().query("SELECT state, detail FROM relay_cleanups").first)
         #expect(row.text(0) == "admin")
         #expect(row.text(1)?.contains("CREDENTIAL_TOO_OLD_LOGIN_AGAIN") == true)
@@ -53,7 +53,7 @@ import Testing
         try w.useServiceAccount()
         try Self.strandedRelayUser(w, sub: "apple-admin-1")
         try Self.strandedRelayUser(w, sub: "apple-admin-2")
-        _ = try w.signIn("not.a.token", nonce: "x")
+        _ = try w.signIn("not.a.token", nonce: AppleWorld.nonce())
         #expect(w.firebase.userCount == 0)
         #expect(w.firebase.usersDeletedByAdmin == 2)
         #expect(try w.count("relay_cleanups") == 0)
@@ -70,8 +70,35 @@ import Testing
         // A later one uses the cached token; a token the API refuses is dropped and one new one asked.
         try Self.strandedRelayUser(w, sub: "apple-admin-3")
         w.firebase.revokeAccessTokens()
-        _ = try w.signIn("not.a.token", nonce: "x")
+        _ = try w.signIn("not.a.token", nonce: AppleWorld.nonce())
         #expect(w.firebase.userCount == 0)
+        #expect(w.firebase.accessTokensIssued == 2)
+    }
+
+    /// Issue 19, item 9: the cached access token is sealed under the server key: neither the
+    /// database file nor its WAL holds it, and beside another server key it opens nothing (a new
+    /// token is asked for instead).
+    @Test func theCachedAccessTokenIsSealedUnderTheServerKey() throws {
+        let w = try AppleWorld()
+        try w.useServiceAccount()
+        try Self.strandedRelayUser(w, sub: "apple-sealed-1")
+        _ = try w.signIn("not.a.token", nonce: AppleWorld.nonce())
+        #expect(w.firebase.usersDeletedByAdmin == 1)
+        let admin = try #require(w.firebase.requests.first { $0.path.hasPrefix("/v1/projects/") })
+        let bearer = try #require(admin.header("authorization"))
+        let token = Array(bearer.dropFirst("Bearer ".count).utf8)
+        #expect(token.count > 20)
+        #expect(try w.count("oauth_tokens") == 1)
+        let stored = (FileIO.readFile(w.h.databasePath, limit: 1 << 26) ?? [])
+            + (FileIO.readFile(w.h.databasePath + "-wal", limit: 1 << 26) ?? [])
+        #expect(!stored.isEmpty)
+        #expect(stored.firstRange(of: token) == nil, "the access token is in the store in the clear")
+
+        // The same rows beside another server key: the cached token is of no use, a new one is asked.
+        try w.h.writeText(w.h.dir + "/audit-key", Hex.encode(try SecureRandom.bytes(32)) + "\n")
+        try Self.strandedRelayUser(w, sub: "apple-sealed-2")
+        _ = try w.signIn("not.a.token", nonce: AppleWorld.nonce())
+        #expect(w.firebase.usersDeletedByAdmin == 2)
         #expect(w.firebase.accessTokensIssued == 2)
     }
 
@@ -91,7 +118,7 @@ import Testing
         w.firebase.expireIssuedTokens()
         try db.run("UPDATE relay_cleanups SET next_attempt_at = 0")
         w.firebase.resetLog()
-        _ = try w.signIn("not.a.token", nonce: "x")
+        _ = try w.signIn("not.a.token", nonce: AppleWorld.nonce())
         #expect(try w.count("relay_cleanups") == 0, "\(answer) \(serviceAccount)")
         // With a service account the gone-ness is confirmed by localId (USER_NOT_FOUND).
         #expect(w.firebase.requests.contains { $0.path.hasPrefix("/v1/projects/") } == serviceAccount)
@@ -107,7 +134,7 @@ import Testing
         let db = try w.h.database()
         for _ in 0..<(Int(RelayCleanup.adminMaxAttempts) + 2) {
             try db.run("UPDATE relay_cleanups SET next_attempt_at = 0")
-            _ = try w.signIn("not.a.token", nonce: "x")
+            _ = try w.signIn("not.a.token", nonce: AppleWorld.nonce())
         }
         let row = try #require(try db.query("SELECT state, admin_attempts, detail FROM relay_cleanups").first)
         #expect(row.text(0) == "stuck")
@@ -115,7 +142,7 @@ import Testing
         #expect(row.text(2)?.contains("PERMISSION_DENIED") == true)
         try db.run("UPDATE relay_cleanups SET next_attempt_at = 0")
         w.firebase.resetLog()
-        _ = try w.signIn("not.a.token", nonce: "x")
+        _ = try w.signIn("not.a.token", nonce: AppleWorld.nonce())
         #expect(w.firebase.requests.isEmpty)
         #expect(w.firebase.userCount == 1)
     }

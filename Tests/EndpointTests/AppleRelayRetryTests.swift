@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import DevSupport
 import Shared
 import Testing
@@ -52,6 +55,29 @@ import Testing
         let replay = try w.signIn(token, nonce: nonce)
         #expect(replay.status == 401)
         #expect(w.firebase.signInRequests == calls)
+    }
+
+    /// Issue 19, item 8: the kept answer is sealed under the server key and the raw nonce, so a copy
+    /// of the database and the nonce (a short one was guessed within seconds) open nothing: with
+    /// another server key beside the same rows, the same token and nonce get no sign-in from it.
+    @Test func whatWasKeptOpensOnlyWithTheServerKeyToo() throws {
+        let w = try AppleWorld()
+        try Self.breakFirebaseKeys(w)
+        let nonce = AppleWorld.nonce()
+        let token = try w.apple.token(sub: "apple-kept-key", rawNonce: nonce, email: "kept.key@example.org")
+        #expect(try w.signIn(token, nonce: nonce).status == 503)
+        #expect(try w.count("relay_attempts") == 1)
+        // The store as a thief has it: the same rows, without this box's server key.
+        let keyFile = w.h.dir + "/audit-key"
+        #expect(access(keyFile, F_OK) == 0)
+        try w.h.writeText(keyFile, Hex.encode(try SecureRandom.bytes(32)) + "\n")
+        try w.writeConfig()
+        let calls = w.firebase.signInRequests
+        let retry = try w.signIn(token, nonce: nonce)
+        #expect(retry.status == 401, "\(retry.rawBody)")
+        #expect(retry.stderr.contains("the kept sign-in does not open with this nonce"), "\(retry.stderr)")
+        #expect(w.firebase.signInRequests == calls)
+        #expect(try w.count("accounts") == 0)
     }
 
     /// What was kept opens only for the same token: another token with the nonce (a forgery

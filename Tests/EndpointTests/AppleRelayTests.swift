@@ -76,6 +76,25 @@ import Testing
         #expect(try w.count("accounts") == 0)
     }
 
+    /// Issue 19, item 8: a raw nonce under 32 characters (Apple's sample makes 32 random ones) is
+    /// 400 `invalid_request` before anything is spent or sent, in either mode; 32 sign in.
+    @Test(arguments: ["relay", "direct"])
+    func aRawNonceUnder32CharactersIsRefusedBeforeAnythingHappens(_ mode: String) throws {
+        let w = try AppleWorld(mode: mode)
+        for raw in ["1234", String(repeating: "n", count: 31), String(repeating: "é", count: 31)] {
+            let answer = try w.signIn(try w.apple.token(sub: "apple-short", rawNonce: raw), nonce: raw)
+            #expect(answer.status == 400, "\(raw.count): \(answer.rawBody)")
+            #expect(answer.errorCode == "invalid_request")
+            #expect(answer.body["message"]?.stringValue?.contains("at least 32 characters") == true)
+        }
+        #expect(w.firebase.requests.isEmpty)
+        #expect(w.apple.keyFetches == 0)
+        #expect(try w.count("nonces") == 0)
+        let raw = String(AppleWorld.nonce().prefix(32))
+        let answer = try w.signIn(try w.apple.token(sub: "apple-short", rawNonce: raw), nonce: raw)
+        #expect(answer.status == 200, "\(answer.rawBody) \(answer.stderr)")
+    }
+
     @Test func replayedNonceIsRefused() throws {
         let w = try AppleWorld()
         let nonce = AppleWorld.nonce()
@@ -355,12 +374,12 @@ import Testing
 
         // Not yet due: a later request leaves it alone.
         w.firebase.resetLog()
-        _ = try w.signIn("not.a.token", nonce: "x")
+        _ = try w.signIn("not.a.token", nonce: AppleWorld.nonce())
         #expect(w.firebase.requests.isEmpty)
 
         // Due, but Firebase still fails: tried once more, pushed further out.
         try db.run("UPDATE relay_cleanups SET next_attempt_at = 0")
-        _ = try w.signIn("not.a.token", nonce: "x")
+        _ = try w.signIn("not.a.token", nonce: AppleWorld.nonce())
         row = try #require(try db.query(
             "SELECT attempts, next_attempt_at - ? FROM relay_cleanups", [.integer(Clock.now())]).first)
         #expect(row.int(0) == 4)
@@ -372,7 +391,7 @@ import Testing
         w.firebase.setFailDeletions(false)
         try db.run("UPDATE relay_cleanups SET next_attempt_at = 0")
         w.firebase.resetLog()
-        let later = try w.signIn("not.a.token", nonce: "x")
+        let later = try w.signIn("not.a.token", nonce: AppleWorld.nonce())
         #expect(later.status == 401)
         #expect(w.firebasePaths.contains { $0.hasSuffix("/v1/token") })
         #expect(w.firebase.userCount == 0)
@@ -397,9 +416,9 @@ import Testing
         w.firebase.setFailDeletions(false)
         let db = try w.h.database()
         try db.run("UPDATE relay_cleanups SET next_attempt_at = 0")
-        _ = try w.signIn("not.a.token", nonce: "x")
+        _ = try w.signIn("not.a.token", nonce: AppleWorld.nonce())
         #expect(try w.count("relay_cleanups") == 2)
-        _ = try w.signIn("not.a.token", nonce: "x")
+        _ = try w.signIn("not.a.token", nonce: AppleWorld.nonce())
         #expect(try w.count("relay_cleanups") == 0)
         #expect(w.firebase.userCount == 0)
     }

@@ -8,6 +8,8 @@ import Testing
     static let bad: [JSONValue] = [
         .string(String(repeating: "a", count: 65)), .string(String(repeating: "é", count: 33)), "tab\there",
         "two\nlines", "\u{202E}evil", "nul\u{0}", "bell\u{7}", 5, true, .array(["x"]), .object([]),
+        // Issue 19: blank-looking, unassigned, a pile of marks.
+        "\u{3164}", "\u{2800}", "x\u{378}", .string("a" + String(repeating: "\u{301}", count: 20)),
     ]
 
     /// Everything the store holds, as text: "nothing changed" is this staying the same.

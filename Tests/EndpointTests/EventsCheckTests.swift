@@ -42,7 +42,7 @@ import Testing
         chmod(events.secretPath, 0o644)
         let db = try h.database()
         try db.run(
-            "INSERT INTO events (id, type, account_id, body, created_at, attempts, next_attempt_at, last_error) VALUES ('x', 'account.deleted', 'acc', '{}', ?, 9, ?, 'HTTP 503')",
+            "INSERT INTO events (id, type, account_id, body, created_at, attempts, next_attempt_at, last_error, head) VALUES ('x', 'account.deleted', 'acc', '{}', ?, 9, ?, 'HTTP 503', 1)",
             [.integer(Clock.now() - 7300), .integer(Clock.now() + 3600)])
         let old = try check(h)
         #expect(old.exitStatus == 1)

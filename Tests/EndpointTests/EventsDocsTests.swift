@@ -6,8 +6,8 @@ import Shared
 import Testing
 
 /// docs/events.md's Python receiver, exactly as printed there, against the real programs: it
-/// verifies what they send, applies each event once, refuses a bad signature, and deletes the
-/// app's data of a deleted account. python3 is one of the packages `make deps` installs; without
+/// verifies what they send, applies each event once, refuses a bad signature, deletes the app's
+/// data of a deleted account, bounds what it reads, and serves others while a client stalls. python3 is one of the packages `make deps` installs; without
 /// it the test fails, never skips.
 @Suite struct EventsDocsTests {
     static let python: String? = {
@@ -24,6 +24,13 @@ import Testing
             let end = text[start...].firstRange(of: "```")?.lowerBound
         else { throw HarnessError("docs/events.md has no \(language) block") }
         return String(text[start..<end])
+    }
+
+    /// A connection that sent a request's head announcing `contentLength` bytes, and no body.
+    static func stalledClient(port: Int, path: String, contentLength: Int) throws -> Int32 {
+        let fd = try RawHTTP.connect(port: port)
+        FileIO.writeAll(fd, Array("POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(contentLength)\r\n\r\n".utf8))
+        return fd
     }
 
     @Test func thePythonReceiverOfTheDocsTakesWhatTheProgramsSend() throws {
@@ -48,6 +55,17 @@ import Testing
             usleep(50_000)
         }
         try h.writeConfig([("events", .object([("url", .string(url)), ("secretFile", .string(events.secretPath))] + EventsFixture.quick))])
+
+        // Issue 19: a client that announces a body and never sends it holds up nobody (a thread per
+        // connection), and a body past the bound is refused before it is read.
+        let stalled = try Self.stalledClient(port: port, path: "/frontdoor/events", contentLength: 100)
+        defer { close(stalled) }
+        let huge = try RawHTTP.exchange(
+            port: port, method: "POST", path: "/frontdoor/events", headers: ["Content-Length: 10000000"])
+        #expect(huge.status == 413)
+        let garbled = try RawHTTP.exchange(
+            port: port, method: "POST", path: "/frontdoor/events", headers: ["Content-Length: a lot"])
+        #expect(garbled.status == 400)
 
         let made = try h.signInGoogle(try h.google.token(sub: "g-doc", email: "doc@gmail.com"))
         let accountId = try #require(made.body["accountId"]?.stringValue, "\(made.rawBody)")

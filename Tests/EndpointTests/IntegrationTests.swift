@@ -31,26 +31,62 @@ import Testing
         #expect(!log.contains("http.user"))
     }
 
-    /// nginx's per-client limit (30 a minute, burst 20) counts an IPv6 client by its /64. The
-    /// addresses come through the real-IP module, as from a proxy on loopback.
+    /// A sign-in that nginx passes on and the program refuses (401), from `address` as the
+    /// real-IP header gives it (a proxy on loopback).
+    func refusedSignIn(_ stack: Stack, from address: String) throws -> Int {
+        try stack.post("/auth/signin-google", json: #"{"idToken":"not.a.token"}"#, headers: [("X-Real-IP", address)])
+            .status
+    }
+
+    /// nginx's per-client limit is 30 a minute with a burst of 20: of 30 requests as fast as they
+    /// go, 21 pass at once (one and the burst), one more every 2 s, so the rest are refused unless
+    /// each request took over half a second.
+    func expectLimitedPastTheBurst(_ statuses: [Int], _ note: String = "") {
+        #expect(statuses.prefix(21).allSatisfy { $0 == 401 }, "\(statuses) \(note)")
+        #expect(statuses.contains(429), "\(statuses)")
+        #expect(Set(statuses) == [401, 429])
+    }
+
+    /// nginx's per-client limit counts an IPv6 client by its /64.
     @Test func nginxCountsAnIPv6ClientByItsSlash64() throws {
         let h = try Harness()
         let stack = try Stack(h, environment: ["FRONTDOOR_REAL_IP_HEADER": "X-Real-IP"])
         defer { stack.stop() }
-        func send(from address: String) throws -> Int {
-            try stack.post("/auth/signin-google", json: #"{"idToken":"not.a.token"}"#, headers: [("X-Real-IP", address)])
-                .status
-        }
-        // 30 addresses of one /64, as fast as they go: 21 pass at once (one and the burst), one
-        // more every 2 s, so the rest are refused unless each request took over half a second.
-        var statuses: [Int] = []
-        for i in 1...30 { statuses.append(try send(from: "2001:db8:5:6:\(String(i, radix: 16))::\(i)")) }
-        #expect(statuses.prefix(21).allSatisfy { $0 == 401 }, "\(statuses)")
-        #expect(statuses.contains(429), "\(statuses)")
-        #expect(Set(statuses) == [401, 429])
+        // 30 addresses of one /64.
+        expectLimitedPastTheBurst(try (1...30).map { try refusedSignIn(stack, from: "2001:db8:5:6:\(String($0, radix: 16))::\($0)") })
         // Its neighbour /64 and an IPv4 client are other clients.
-        #expect(try send(from: "2001:db8:5:7::1") == 401)
-        #expect(try send(from: "192.0.2.44") == 401)
+        #expect(try refusedSignIn(stack, from: "2001:db8:5:7::1") == 401)
+        #expect(try refusedSignIn(stack, from: "192.0.2.44") == 401)
+    }
+
+    /// An IPv4-mapped address (`::ffff:a.b.c.d`, from a proxy's header here) is its IPv4 address
+    /// in nginx's key, as in `ClientAddress`; as a /64 every IPv4 client would share one bucket.
+    @Test func nginxCountsAnIPv4MappedClientAsItsIPv4Address() throws {
+        let h = try Harness()
+        let stack = try Stack(h, environment: ["FRONTDOOR_REAL_IP_HEADER": "X-Real-IP"])
+        defer { stack.stop() }
+        expectLimitedPastTheBurst(try (1...30).map { _ in try refusedSignIn(stack, from: "::ffff:198.51.100.7") })
+        // Another IPv4 client, mapped or not, is another bucket; the same one unmapped is the same.
+        #expect(try refusedSignIn(stack, from: "::ffff:198.51.100.8") == 401)
+        #expect(try refusedSignIn(stack, from: "198.51.100.9") == 401)
+        #expect(try refusedSignIn(stack, from: "198.51.100.7") == 429)
+    }
+
+    /// A dual-stack listener sees IPv4 clients as mapped addresses: two loopback clients.
+    @Test func aDualStackListenerKeepsIPv4ClientsApart() throws {
+        let h = try Harness()
+        let stack = try Stack(h, environment: ["FRONTDOOR_LISTEN": "mapped"])
+        defer { stack.stop() }
+        func send(from address: String) throws -> Int {
+            try RawHTTP.exchange(
+                port: stack.port, method: "POST", path: "/auth/signin-google", headers: [],
+                body: #"{"idToken":"not.a.token"}"#, from: address
+            ).status
+        }
+        expectLimitedPastTheBurst(try (1...30).map { _ in try send(from: "127.0.0.1") }, stack.errorLog().suffix(1000).description)
+        // nginx saw the mapped form (its log line is written after the answer: the first one).
+        #expect(stack.accessLog().hasPrefix("::ffff:127.0.0.1 "), "\(stack.accessLog().prefix(500))")
+        #expect(try send(from: "127.0.0.2") == 401)
     }
 
     @Test func nginxAnswersItsOwnErrorsInJSON() throws {

@@ -15,20 +15,49 @@ struct RawHTTP {
     func header(_ name: String) -> String? { headers.first { $0.0 == name.lowercased() }?.1 }
     var json: JSONValue? { try? JSONParser.parse(Array(body.utf8)) }
 
-    static func exchange(port: Int, method: String = "GET", path: String, headers: [String], body: String = "") throws -> RawHTTP {
+    /// A TCP connection to 127.0.0.1:`port` whose reads give up after 20 s; the caller closes it.
+    /// `from`: the loopback address to send from (`127.0.0.2`: another client), else the kernel's choice.
+    static func connect(port: Int, from source: String? = nil) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw HarnessError("socket failed") }
-        defer { close(fd) }
         var timeout = timeval(tv_sec: 20, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            guard inet_pton(AF_INET, source, &local.sin_addr) == 1 else {
+                close(fd)
+                throw HarnessError("bad address \(source)")
+            }
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                close(fd)
+                throw HarnessError("bind to \(source) failed")
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
-        guard connected == 0 else { throw HarnessError("connect to \(port) failed") }
+        guard connected == 0 else {
+            close(fd)
+            throw HarnessError("connect to \(port) failed")
+        }
+        return fd
+    }
+
+    static func exchange(
+        port: Int, method: String = "GET", path: String, headers: [String], body: String = "", from source: String? = nil
+    ) throws -> RawHTTP {
+        let fd = try connect(port: port, from: source)
+        defer { close(fd) }
         var text = "\(method) \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\n"
         for line in headers { text += line + "\r\n" }
         if !body.isEmpty { text += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }

@@ -393,7 +393,10 @@ import Testing
         #expect(!answer.stderr.contains("\u{202E}"))
     }
 
-    @Test(arguments: ["Ann\u{0}e", "Ann\u{1B}[31m", "Ann\ne", "Ann\u{202E}e", "Ann\u{2028}e", "Ann\u{FEFF}"])
+    @Test(arguments: ["Ann\u{0}e", "Ann\u{1B}[31m", "Ann\ne", "Ann\u{202E}e", "Ann\u{2028}e", "Ann\u{FEFF}",
+                      // Issue 19: blank-looking, a noncharacter, unassigned, 80 marks on one letter.
+                      "\u{3164}", "\u{115F}", "\u{2800}", "Ann" + (Unicode.Scalar(UInt32(0xFDD0)).map(String.init) ?? ""), "Ann\u{378}",
+                      "A" + String(repeating: "\u{301}", count: 80)])
     func namesWithControlOrBidiCharactersAreRefused(_ name: String) throws {
         let h = try Harness()
         let answer = try h.signInEmail([
@@ -414,6 +417,14 @@ import Testing
         ])
         #expect(answer.status == 201)
         #expect(try h.database().query("SELECT name FROM accounts").first?.text(0) == persian)
+        // Emoji: a ZWJ sequence and a variation selector; an ideograph's variant; Vietnamese.
+        for (i, name) in ["\u{1F469}\u{200D}\u{1F4BB} Ada \u{2764}\u{FE0F}", "\u{845B}\u{E0100}\u{57CE}", "Nguy\u{1EC5}n"].enumerated() {
+            let made = try h.signInEmail([
+                ("action", "register"), ("email", .string("joiner\(i)@example.org")), ("password", "a long password"),
+                ("name", .string(name)),
+            ])
+            #expect(made.status == 201, "\(made.rawBody)")
+        }
     }
 }
 

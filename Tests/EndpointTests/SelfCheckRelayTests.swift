@@ -22,7 +22,7 @@ import Testing
         #expect(out.contains("✓ relay: no relay user past the deletion window (0 being deleted)"), "\(out)")
 
         try AppleRelayCleanupTests.strandedRelayUser(w, sub: "apple-check-1")
-        _ = try w.signIn("not.a.token", nonce: "x")
+        _ = try w.signIn("not.a.token", nonce: AppleWorld.nonce())
         let uid = try #require(try w.h.database().query("SELECT relay_uid FROM relay_cleanups").first?.text(0))
         let result = try check(w)
         out = result.stdoutText
@@ -35,6 +35,51 @@ import Testing
         #expect(forget.exitStatus == 0)
         #expect(forget.stdoutText.contains("✓ forgot 1 relay users past the deletion window: \(uid)"))
         #expect(try w.count("relay_cleanups") == 0)
+    }
+
+    /// Issue 19, item 10: with a service account `--forget-relay-users` asks Firebase first
+    /// (`accounts:lookup` by `localId`): it drops only the records of users Firebase no longer
+    /// has, keeps the ones it still has (✗, exit 1) and those it cannot look up, and keeps the
+    /// records the Admin API is still deleting.
+    @Test func withAServiceAccountEachUidIsLookedUpBeforeItsRecordIsForgotten() throws {
+        let w = try AppleWorld()
+        for sub in ["apple-forget-1", "apple-forget-2", "apple-forget-3"] {
+            try AppleRelayCleanupTests.strandedRelayUser(w, sub: sub)
+        }
+        _ = try w.signIn("not.a.token", nonce: AppleWorld.nonce())
+        let db = try w.h.database()
+        let uids = try db.query("SELECT relay_uid FROM relay_cleanups ORDER BY id").compactMap { $0.text(0) }
+        try #require(uids.count == 3)
+        #expect(try db.query("SELECT count(*) FROM relay_cleanups WHERE state = 'admin'").first?.int(0) == 3)
+        try w.useServiceAccount()
+        // Two the Admin API gave up on; the console has removed the first. The third still waits.
+        try db.run("UPDATE relay_cleanups SET state = 'stuck' WHERE relay_uid IN (?, ?)", [.text(uids[0]), .text(uids[1])])
+        w.firebase.removeUser(uids[0])
+        w.firebase.resetLog()
+
+        var result = try check(w, ["--forget-relay-users"])
+        var out = result.stdoutText
+        #expect(result.exitStatus == 1, "\(out)")
+        #expect(out.contains("✓ forgot 1 relay users past the deletion window that Firebase no longer has: \(uids[0])"), "\(out)")
+        #expect(out.contains("✗ kept 1 relay users Firebase still has: remove them in the Firebase console"), "\(out)")
+        #expect(out.contains("uids: \(uids[1])"))
+        #expect(out.contains("✓ kept 1 relay users past the deletion window that the Admin API is deleting"), "\(out)")
+        #expect(w.firebase.adminLookups == 2)
+        let lookups = w.firebase.requests.filter { $0.path.hasSuffix("/accounts:lookup") }
+        #expect(lookups.allSatisfy { $0.path == "/v1/projects/\(FakeFirebase.projectId)/accounts:lookup" })
+        #expect(lookups.allSatisfy { $0.header("authorization")?.hasPrefix("Bearer ya29.") == true })
+        #expect(try db.query("SELECT relay_uid FROM relay_cleanups ORDER BY id").compactMap { $0.text(0) }
+            == [uids[1], uids[2]])
+        #expect(w.firebase.userExists(uids[1]) && w.firebase.userExists(uids[2]))
+
+        // Firebase cannot be asked: nothing is dropped on a guess.
+        w.firebase.removeUser(uids[1])
+        w.firebase.setAdminLookupFailure(status: 503, message: "UNAVAILABLE")
+        result = try check(w, ["--forget-relay-users"])
+        out = result.stdoutText
+        #expect(result.exitStatus == 1)
+        #expect(out.contains("✗ kept relay user \(uids[1]): it could not be looked up (admin lookup: HTTP 503 UNAVAILABLE)"), "\(out)")
+        #expect(try w.count("relay_cleanups") == 2)
     }
 
     @Test func callsNeverAnsweredAreCountedUntilForgotten() throws {

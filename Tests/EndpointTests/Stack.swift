@@ -18,6 +18,8 @@ final class Stack {
     }()
 
     /// `environment`: dev-stack's switches (`FRONTDOOR_RATE_LIMIT=off`, `FRONTDOOR_FCGIWRAP_CHILDREN`).
+    /// The stack runs as the test's own user (`FRONTDOOR_STACK_USER=root` when that is root): the
+    /// harness writes the same store from the test's processes.
     init(_ harness: Harness, environment: [String: String] = [:]) throws {
         self.harness = harness
         varDir = harness.dir + "/stack"
@@ -25,7 +27,8 @@ final class Stack {
         let result = try ChildProcess.run(
             "/bin/bash",
             arguments: [Stack.root + "/scripts/dev-stack", "start", varDir, String(port), Harness.binDir, harness.configPath],
-            environment: environment.merging(["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"]) { $1 },
+            environment: ["FRONTDOOR_STACK_USER": "root"].merging(environment) { $1 }
+                .merging(["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"]) { $1 },
             workDir: harness.dir)
         guard result.exitStatus == 0 else {
             throw HarnessError("dev-stack start failed (\(result.exitStatus)): \(result.stderrText)")

@@ -47,6 +47,12 @@ enum StoreInvariants {
             WHERE last_used_at < created_at OR expires_at <= created_at OR length(session_id) != 32
             """).first?.int(0)
         if oddSessions != 0 { found.append("sessions: \(oddSessions ?? -1) with impossible times or no id") }
+        // The outbox: each account's oldest waiting event, and only it, is its head (the one that may go).
+        let wrongHeads = try db.query("""
+            SELECT count(*) FROM events e
+            WHERE e.head != (e.seq = (SELECT min(seq) FROM events o WHERE o.account_id = e.account_id))
+            """).first?.int(0)
+        if wrongHeads != 0 { found.append("events: \(wrongHeads ?? -1) rows whose head mark is wrong") }
         return found
     }
 

@@ -6,13 +6,16 @@ import Testing
         #expect(try EmailValidation.normalise("  Ada.L+tag@Example.COM\n").get() == "Ada.L+tag@example.com")
         #expect(try EmailValidation.normalise("jürgen@bücher.example").get() == "jürgen@bücher.example")
         #expect(try EmailValidation.normalise("x@xn--bcher-kva.example").get() == "x@xn--bcher-kva.example")
+        #expect(try EmailValidation.normalise("x@B\u{DC}CHER.example").get() == "x@b\u{FC}cher.example")
+        #expect(try EmailValidation.normalise("x@bu\u{308}cher.example").get() == "x@b\u{FC}cher.example")
     }
 
     @Test(arguments: [
         "", "@example.com", "a@", "a@@example.com", "a@b@example.com", "a@localhost", "a@x.c", "a@x.123",
         "a@-x.com", "a@x-.com", "a@x..com", "a@.x.com", "a b@example.com", "a\u{0}@example.com",
         "a\u{7F}@example.com", "a\u{85}@example.com", "a\u{200B}@example.com", "a@exa\u{2028}mple.com",
-        "\"quoted\"@example.com", "(comment)a@example.com", "a@[192.0.2.1]",
+        "\"quoted\"@example.com", "(comment)a@example.com", "a@[192.0.2.1]", "a\u{D4E}@example.com",
+        "a@\u{301}example.com",
     ])
     func refused(_ address: String) throws {
         #expect(EmailValidation.normalise(address) == .failure(.malformed))

@@ -154,24 +154,82 @@ final class EventTestWorld {
         w.clock += 30
         let resting = try w.delivery(client).run(.pickUp(limit: 5))
         #expect(resting.pausedUntil == w.clock + 30 && client.sent.count == 1)
-        // …then the oldest due goes first; a's deletion waits behind its creation.
+        // …then the event due longest goes first: b's creation, never tried, before a's retry; a's
+        // deletion is not sent while its creation waits.
         w.clock += 31
         client.script = [.noAnswer]
         _ = try w.delivery(client).run(.pickUp(limit: 5))
-        #expect(client.sentTypes == ["a:account.created", "a:account.created"])
-        #expect(try w.rows.first == "a:account.created attempts=2 next=120")
-        w.clock += 61
-        // a's creation is not due (120 s after its second failure), b's is; a's deletion is not sent.
-        let third = try w.delivery(client).run(.pickUp(limit: 5))
-        #expect(third.delivered == 1)
-        #expect(client.sentTypes.suffix(1) == ["b:account.created"])
-        #expect(try w.rows == ["a:account.created attempts=2 next=59", "a:account.deleted attempts=0 next=-122"])
-        #expect(w.hint == w.clock + 59)
-        w.clock += 59
+        #expect(client.sentTypes == ["a:account.created", "b:account.created"])
+        #expect(try w.rows == [
+            "a:account.created attempts=1 next=-1", "b:account.created attempts=1 next=60",
+            "a:account.deleted attempts=0 next=-61",
+        ])
+        #expect(w.hint == w.clock + 60, "the receiver rests again")
+        w.clock += 60
         let last = try w.delivery(client).run(.pickUp(limit: 5))
-        #expect(last.delivered == 2)
+        #expect(last.delivered == 3)
+        // a's deletion goes the moment its creation has gone, and never before it.
+        #expect(client.sentTypes.suffix(3) == ["a:account.created", "a:account.deleted", "b:account.created"])
+        #expect(try w.rows == [] && w.hint == nil)
+    }
+
+    /// Issue 19, item 7: an event the receiver refuses with a 4xx is that event's failure: it
+    /// waits for its own retry, its account's later events behind it, and every other account's
+    /// events go on, without the receiver being left alone.
+    @Test func aRefusedEventHoldsUpNoOtherAccountAndItsOwnLaterEventsWaitBehindIt() throws {
+        let w = try EventTestWorld()
+        for id in ["a", "b", "c"] { try w.account(id) }
+        try w.record(.created, "a")
+        try w.record(.created, "b")
+        try w.record(.deleting, "a")
+        try w.record(.created, "c")
+        let client = ScriptedEventClient()
+        client.script = [.status(422)]
+        let report = try w.delivery(client).run(.writer)
+        #expect(report.refused == 1 && report.refusal == "HTTP 422" && report.failure == nil)
+        #expect(report.delivered == 2)
+        #expect(client.sentTypes == ["a:account.created", "b:account.created", "c:account.created"])
+        #expect(try w.rows == ["a:account.created attempts=1 next=60", "a:account.deleted attempts=0 next=0"])
+        #expect(try EventLease.read(w.db).pausedUntil == 0, "the receiver does not rest")
+        #expect(w.hint == w.clock + 60, "a's retry")
+        // Refused again: its own backoff doubles; then taken, and its deletion follows it.
+        w.clock += 60
+        client.script = [.status(400)]
+        #expect(try w.delivery(client).run(.pickUp(limit: 5)).refused == 1)
+        #expect(try w.rows.first == "a:account.created attempts=2 next=120")
+        w.clock += 120
+        #expect(try w.delivery(client).run(.pickUp(limit: 5)).delivered == 2)
         #expect(client.sentTypes.suffix(2) == ["a:account.created", "a:account.deleted"])
         #expect(try w.rows == [] && w.hint == nil)
+    }
+
+    /// A receiver that refuses everything (a wrong secret, a wrong path) is not asked about
+    /// every waiting event in one run: after three refusals in a row it rests as after a failure.
+    /// 408 and 429 are about the receiver, not the event.
+    @Test func refusalsInARowAnd408Or429RestTheReceiver() throws {
+        let w = try EventTestWorld()
+        for i in 0..<5 {
+            try w.account("a\(i)")
+            try w.record(.created, "a\(i)")
+        }
+        let client = ScriptedEventClient()
+        client.otherwise = .status(401)
+        let report = try w.delivery(client).run(.writer)
+        #expect(client.sent.count == EventDelivery.refusalsBeforeRest)
+        #expect(report.refused == 3 && report.failure == "HTTP 401, 3 events refused in a row")
+        #expect(try EventLease.read(w.db).pausedUntil == w.clock + 60)
+        for status in [408, 429] {
+            let fresh = try EventTestWorld()
+            try fresh.account("a")
+            try fresh.account("b")
+            try fresh.record(.created, "a")
+            try fresh.record(.created, "b")
+            let busy = ScriptedEventClient()
+            busy.otherwise = .status(status)
+            let stopped = try fresh.delivery(busy).run(.writer)
+            #expect(stopped.failure == "HTTP \(status)" && stopped.refused == 0 && busy.sent.count == 1, "\(status)")
+            #expect(try EventLease.read(fresh.db).pausedUntil == fresh.clock + 60, "\(status)")
+        }
     }
 
     @Test func eachAttemptIsSignedAfreshWithItsOwnTime() throws {
@@ -297,6 +355,47 @@ final class EventTestWorld {
         #expect(w.hint == w.clock)
         #expect(try w.delivery(client, remaining: 3).sendTimeout() == 2)
         #expect(try w.delivery(client, remaining: 60).sendTimeout() == 5)
+    }
+}
+
+/// Issue 19, item 7: the hint is worked out after the delivery's write transactions, and a commit
+/// of another connection in between cannot leave it saying nothing waits.
+@Suite struct EventHintRefreshTests {
+    @Test func theHintIsWorkedOutWithoutTheWriteLock() throws {
+        let w = try EventTestWorld()
+        try w.account("a")
+        try w.record(.created, "a")
+        EventHint.set(nil, databasePath: w.dir.databasePath)
+        // Another process holds the write lock throughout.
+        let holder = try Database(path: w.dir.databasePath)
+        try holder.run("BEGIN IMMEDIATE")
+        defer { _ = try? holder.run("ROLLBACK") }
+        try w.delivery(ScriptedEventClient()).refreshHint()
+        #expect(w.hint == w.clock)
+    }
+
+    @Test func aCommitBetweenItsReadsAndItsWriteIsNotMissed() throws {
+        let w = try EventTestWorld()
+        try w.account("a")
+        try w.account("b")
+        try w.record(.created, "a")
+        #expect(try w.delivery(ScriptedEventClient()).run(.writer).delivered == 1)
+        #expect(w.hint == nil)
+        // The outbox is empty when the reads run; another process then writes b's event (lowering
+        // the hint inside its transaction) and commits before the hint is set to "nothing waits".
+        let other = try Database(path: w.dir.databasePath)
+        let delivery = try w.delivery(ScriptedEventClient())
+        var raced = false
+        delivery.betweenHintReadAndWrite = { [unowned w] in
+            guard !raced else { return }
+            raced = true
+            _ = try? other.transaction { () throws(FrontdoorError) in
+                try Events.record(.created, accountId: "b", in: other, config: w.config, now: w.clock + 5)
+            }
+        }
+        delivery.refreshHint()
+        #expect(raced)
+        #expect(w.hint == w.clock + 5, "b's event is seen: the hint says it is due")
     }
 }
 

@@ -52,10 +52,16 @@ import Testing
     }
 
     @Test func aSealedBoxOpensOnlyWithItsKeyAndItsRow() throws {
-        let key = RelayAttempts.key(rawNonce: "raw nonce")
+        let serverKey = Array("a server key of at least 32 bytes, hex in practice".utf8)
+        let key = RelayAttempts.key(rawNonce: "raw nonce", serverKey: serverKey)
         let box = try Sealed.seal(Array("the id token".utf8), key: key, associated: [1, 2, 3])
         #expect(Sealed.open(box, key: key, associated: [1, 2, 3]) == Array("the id token".utf8))
-        #expect(Sealed.open(box, key: RelayAttempts.key(rawNonce: "raw noncf"), associated: [1, 2, 3]) == nil)
+        #expect(Sealed.open(box, key: RelayAttempts.key(rawNonce: "raw noncf", serverKey: serverKey), associated: [1, 2, 3]) == nil)
+        // The nonce alone opens nothing: another server key, or the first derivation (nonce only).
+        #expect(Sealed.open(box, key: RelayAttempts.key(rawNonce: "raw nonce", serverKey: Array(serverKey.dropLast())),
+                            associated: [1, 2, 3]) == nil)
+        let nonceOnly = HMACSHA256.mac(key: Array("raw nonce".utf8), message: Array("frontdoor relay attempt v1".utf8))
+        #expect(Sealed.open(box, key: nonceOnly, associated: [1, 2, 3]) == nil)
         #expect(Sealed.open(box, key: key, associated: [1, 2, 4]) == nil)
         var flipped = box
         flipped[flipped.count / 2] ^= 1

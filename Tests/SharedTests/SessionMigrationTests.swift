@@ -19,7 +19,8 @@ import Testing
             }
             let db = try Database(path: dir.databasePath)
             #expect(try db.query("PRAGMA user_version").first?.int(0) == Int64(Database.schemaVersion))
-            #expect(try Sessions.accountId(in: db, token: token, now: 1000) == "old-account")
+            let policy = SessionPolicy(lifetimeSeconds: 60, renewAfterSeconds: 10, maxLifetimeSeconds: nil)
+            #expect(try Sessions.accountId(in: db, token: token, now: 1000, policy: policy) == "old-account")
             let rows = try db.query(
                 "SELECT session_id, device_name, created_at, last_used_at, expires_at FROM sessions ORDER BY expires_at")
             #expect(rows.count == 2)

@@ -15,13 +15,13 @@ public enum AccountData {
         let token = context.request.bearerToken
         // One transaction, so the account and its sessions are read as of one moment.
         let answer = try db.transaction { () throws(FrontdoorError) -> JSONValue in
-            let accountId = try Sessions.accountId(in: db, token: token, now: context.now)
+            let accountId = try Sessions.accountId(in: db, token: token, now: context.now, policy: context.config.sessions)
             return try stored(db, accountId: accountId, token: token, now: context.now)
         }
         return CGIResponse(status: 200, body: answer)
     }
 
-    /// `{"action": "update", "name"}`: a string of at most 256 bytes without control characters;
+    /// `{"action": "update", "name"}`: a string of at most 256 bytes that `PersonText` accepts;
     /// null or blank removes the name. Answers the account as stored, as `get` does.
     static func update(_ context: RequestContext) throws(FrontdoorError) -> CGIResponse {
         // A member given as null clears the name; one left out is a malformed request.
@@ -30,7 +30,7 @@ public enum AccountData {
         let db = try context.database()
         let token = context.request.bearerToken
         let answer = try db.transaction { () throws(FrontdoorError) -> JSONValue in
-            let accountId = try Sessions.accountId(in: db, token: token, now: context.now)
+            let accountId = try Sessions.accountId(in: db, token: token, now: context.now, policy: context.config.sessions)
             try db.run("UPDATE accounts SET name = ? WHERE id = ?", [name.map(SQLValue.text) ?? .null, .text(accountId)])
             return try stored(db, accountId: accountId, token: token, now: context.now)
         }

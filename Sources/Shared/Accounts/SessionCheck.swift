@@ -14,16 +14,14 @@ public enum SessionCheck {
         guard let token = context.request.bearerToken, Sessions.isWellFormed(token) else {
             throw Sessions.unauthorized
         }
+        TestHooks.pause("session-check")
         let db = try context.database()
         let hash = Sessions.hash(token)
         let now = context.now
         let whole = !context.request.headersOnly
-        guard var session = try LiveSession.read(db, tokenHash: hash, now: now, whole: whole) else {
-            throw Sessions.unauthorized
-        }
-        switch context.config.sessions.verdict(
-            createdAt: session.createdAt, lastUsedAt: session.lastUsedAt, expiresAt: session.expiresAt, now: now)
-        {
+        let judged = try Sessions.judged(db, tokenHash: hash, now: now, policy: context.config.sessions, whole: whole)
+        var session = judged.session
+        switch judged.verdict {
         case .ended:
             throw Sessions.unauthorized
         case .live:

@@ -25,6 +25,16 @@ public struct SessionPolicy: Sendable, Equatable {
         case renew(expiresAt: UnixTime)
     }
 
+    /// Whether a session with this verdict may be used at `now`: not ended, and not renewed to an
+    /// expiry the cap has already reached (that renewal ends it).
+    public static func admits(_ verdict: Verdict, now: UnixTime) -> Bool {
+        switch verdict {
+        case .ended: false
+        case .live: true
+        case .renew(let expiresAt): expiresAt > now
+        }
+    }
+
     /// The expiry of a session signed in at `createdAt`: the cap applies from the start.
     public func firstExpiry(createdAt: UnixTime) -> UnixTime {
         capped(createdAt.addingClamped(lifetimeSeconds), createdAt: createdAt)

@@ -27,19 +27,29 @@ public enum Sessions {
         return Issued(token: token, sessionId: sessionId, expiresAt: expiresAt)
     }
 
-    /// The account a live session belongs to, or `unauthorized` (as for a disabled account's).
+    /// The account of the session behind `token`, or `unauthorized`: the one verdict every endpoint
+    /// that takes a bearer gives, the session check's (`SessionPolicy.admits`). A session past
+    /// `sessions.maxLifetimeSeconds` is refused even while its stored expiry, written before the cap
+    /// was configured, lies ahead; so is a session whose account is gone or disabled.
     public static func accountId(
-        in db: Database, token: String?, now: UnixTime
+        in db: Database, token: String?, now: UnixTime, policy: SessionPolicy
     ) throws(FrontdoorError) -> String {
         guard let token, Self.isWellFormed(token) else { throw unauthorized }
-        let rows = try db.query(
-            """
-            SELECT account_id FROM sessions WHERE token_hash = ? AND expires_at > ?
-              AND EXISTS (SELECT 1 FROM accounts WHERE id = sessions.account_id AND disabled_at IS NULL)
-            """,
-            [.blob(hash(token)), .integer(now)])
-        guard let accountId = rows.first?.text(0) else { throw unauthorized }
-        return accountId
+        let (session, verdict) = try judged(db, tokenHash: hash(token), now: now, policy: policy, whole: false)
+        guard SessionPolicy.admits(verdict, now: now) else { throw unauthorized }
+        return session.accountId
+    }
+
+    /// The live session and the policy's verdict on it; `unauthorized` when there is none.
+    static func judged(
+        _ db: Database, tokenHash: [UInt8], now: UnixTime, policy: SessionPolicy, whole: Bool
+    ) throws(FrontdoorError) -> (session: LiveSession, verdict: SessionPolicy.Verdict) {
+        guard let session = try LiveSession.read(db, tokenHash: tokenHash, now: now, whole: whole) else {
+            throw unauthorized
+        }
+        let verdict = policy.verdict(
+            createdAt: session.createdAt, lastUsedAt: session.lastUsedAt, expiresAt: session.expiresAt, now: now)
+        return (session, verdict)
     }
 
     /// The stored form of a token: its SHA-256. The caller has checked the token is well formed.

@@ -12,17 +12,18 @@ public enum SignOut {
         let db = try context.database()
         let now = context.now
         let ended = try db.transaction { () throws(FrontdoorError) -> Int in
-            guard let token, Sessions.isWellFormed(token) else { throw Sessions.unauthorized }
-            return try end(scope, tokenHash: Sessions.hash(token), db: db, now: now)
+            let accountId = try Sessions.accountId(in: db, token: token, now: now, policy: context.config.sessions)
+            guard let token else { throw Sessions.unauthorized }
+            return try end(scope, accountId: accountId, tokenHash: Sessions.hash(token), db: db, now: now)
         }
         return CGIResponse(status: 200, body: .object([("signedOut", true), ("ended", .number(Double(ended)))]))
     }
 
-    /// Ends what `scope` names, within the caller's transaction; the live sessions it ended.
-    static func end(_ scope: Scope, tokenHash: [UInt8], db: Database, now: UnixTime) throws(FrontdoorError) -> Int {
-        let mine = try db.query(
-            "SELECT account_id FROM sessions WHERE token_hash = ? AND expires_at > ?", [.blob(tokenHash), .integer(now)])
-        guard let accountId = mine.first?.text(0) else { throw Sessions.unauthorized }
+    /// Ends what `scope` names for the session `tokenHash` of `accountId`, within the caller's
+    /// transaction; the live sessions it ended.
+    static func end(
+        _ scope: Scope, accountId: String, tokenHash: [UInt8], db: Database, now: UnixTime
+    ) throws(FrontdoorError) -> Int {
         switch scope {
         case .current:
             return try db.run("DELETE FROM sessions WHERE token_hash = ?", [.blob(tokenHash)])

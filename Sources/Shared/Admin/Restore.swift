@@ -18,6 +18,8 @@ enum Restore {
         let config = session.config
         let live = config.databasePath
         guard Files.exists(snapshot) else { throw AdminError(.notFound, "There is no snapshot at \(snapshot).") }
+        // The restored store goes to whoever the live one belonged to (its folder's, if none).
+        let owner = StoreFiles.owner(databasePath: live)
         let lock = try exclusive(live + "-restore-lock")
         defer { close(lock) }
         let staged = live + ".restoring"
@@ -34,7 +36,7 @@ enum Restore {
 
         let aside = try moveAside(live, closedAt: closedAt)
         guard rename(staged, live) == 0 else { throw AdminError(.failed, "Cannot put \(staged) in place (errno \(errno)).") }
-        Files.adoptFolderOwner(live, folder: Files.directory(of: live))
+        try give(live, to: owner)
         try Files.syncDirectory(Files.directory(of: live))
         TestHooks.pause("restore-placed")
 
@@ -50,6 +52,14 @@ enum Restore {
             ("deletionsReapplied", .number(Double(outcome.reapplied))), ("ledgerLines", .number(Double(outcome.lines))),
             ("doorClosedAt", .string(Clock.rfc3339(closedAt))), ("movedAside", .string(aside)),
         ])
+    }
+
+    static func give(_ path: String, to owner: StoreFiles.Owner?) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        defer { if fd >= 0 { close(fd) } }
+        guard fd >= 0, StoreFiles.give(fd, to: owner) else {
+            throw AdminError(.failed, "Cannot give \(path) to the store's owner (errno \(errno)).")
+        }
     }
 
     /// One restore at a time; a killed one lets go of it with its process.

@@ -11,7 +11,7 @@ public enum AppleSignIn {
         context.runAfterAnswer { afterwards.run() }
 
         let identityToken = try context.body.requiredString("identityToken", maxBytes: CompactJWS.maxTokenBytes)
-        let rawNonce = try context.body.requiredString("rawNonce", maxBytes: 512)
+        let rawNonce = try Nonces.rawNonce(context.body)
         let name = try displayName(context.body)
         let deviceName = try PersonText.deviceName(context.body)
         let token = try AppleToken.precheck(
@@ -138,7 +138,8 @@ public enum AppleSignIn {
             do {
                 try RelayAttempts.keep(
                     nonceHash: apple.nonceHash, tokenHash: tokenHash, localId: signedIn.localId,
-                    idToken: signedIn.idToken, rawNonce: rawNonce, db: try context.database(), now: context.now)
+                    idToken: signedIn.idToken, rawNonce: rawNonce, serverKey: try DeletionAudit.key(config: context.config),
+                    db: try context.database(), now: context.now)
             } catch {
                 throw .startOver("relay: Firebase's answer could not be kept for a retry: \(error.detail ?? error.message)")
             }
@@ -154,7 +155,9 @@ public enum AppleSignIn {
         firebase: Config.Firebase, context: RequestContext
     ) throws(FrontdoorError) -> ProviderIdentity {
         TestHooks.pause("relay-resume")
-        guard let idToken = RelayAttempts.open(kept, rawNonce: rawNonce, nonceHash: apple.nonceHash, tokenHash: tokenHash)
+        let serverKey = try DeletionAudit.key(config: context.config)
+        guard let idToken = RelayAttempts.open(
+            kept, rawNonce: rawNonce, serverKey: serverKey, nonceHash: apple.nonceHash, tokenHash: tokenHash)
         else { throw .invalidToken("relay: the kept sign-in does not open with this nonce") }
         let subjects = try relayAppleSubjects(
             idToken: idToken, localId: kept.localId, firebase: firebase, context: context)

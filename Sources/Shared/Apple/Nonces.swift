@@ -1,6 +1,20 @@
 /// Rule 5: each nonce signs in once. Claimed with a unique insert before anything leaves the box,
 /// kept until the token it came with has expired, released only when the sign-in ends in 503.
 public enum Nonces {
+    /// The shortest raw nonce `signin-apple` takes. Apple's sample makes 32 random characters; a
+    /// short one could be guessed, and it keys the relay answer kept for a retry (`RelayAttempts`).
+    public static let minimumRawCharacters = 32
+
+    /// `signin-apple`'s `rawNonce`: a string of 32 to 512 characters, else 400 `invalid_request`.
+    static func rawNonce(_ body: JSONValue) throws(FrontdoorError) -> String {
+        let raw = try body.requiredString("rawNonce", maxBytes: 512)
+        guard raw.count >= minimumRawCharacters else {
+            throw .invalidRequest(
+                "rawNonce must be at least \(minimumRawCharacters) characters: the phone's random one-off value.")
+        }
+        return raw
+    }
+
     /// True when this request is the first to use the nonce; false for a replay.
     public static func claim(hash: [UInt8], until expiresAt: UnixTime, db: Database) throws(FrontdoorError) -> Bool {
         let inserted = try db.run(

@@ -4,10 +4,14 @@
 /// not be fetched), the answer is kept here for a few minutes and the retry completes from it.
 ///
 /// What is kept is the relay user's id and its Firebase ID token, sealed (AES-256-GCM) with a key
-/// derived from the raw nonce, which the server never stores: the row is unreadable without the
-/// phone's retry, even to someone holding the database. The ID token names the person (email,
-/// Apple `sub`); sealed, it names nobody. The relay user itself is deleted as usual after the
-/// answer: a Google-signed ID token stays verifiable for its hour after its user is gone.
+/// derived from the server key and the raw nonce, which the server never stores: the row is
+/// unreadable without the phone's retry, even to someone holding a copy of the database, and a
+/// guessed nonce opens nothing without the server key (which no backup of the store holds). The
+/// raw nonce has at least 32 characters (`Nonces.minimumRawCharacters`). The ID token names the
+/// person (email, Apple `sub`); sealed, it names nobody. The relay user itself is deleted as usual
+/// after the answer: a Google-signed ID token stays verifiable for its hour after its user is gone.
+/// Rows sealed under the first derivation (the raw nonce alone) were dropped by the migration
+/// `sealedUnderServerKey`: their retry answers 401 and the phone starts over.
 enum RelayAttempts {
     static let keepSeconds: Int64 = 300
 
@@ -16,16 +20,17 @@ enum RelayAttempts {
         let sealed: [UInt8]
     }
 
-    static func key(rawNonce: String) -> [UInt8] {
-        HMACSHA256.mac(key: Array(rawNonce.utf8), message: Array("frontdoor relay attempt v1".utf8))
+    static func key(rawNonce: String, serverKey: [UInt8]) -> [UInt8] {
+        let secret = HMACSHA256.mac(key: serverKey, message: Array("frontdoor relay attempt v2".utf8))
+        return HMACSHA256.mac(key: secret, message: Array(rawNonce.utf8))
     }
 
     static func keep(
-        nonceHash: [UInt8], tokenHash: [UInt8], localId: String, idToken: String, rawNonce: String, db: Database,
-        now: UnixTime
+        nonceHash: [UInt8], tokenHash: [UInt8], localId: String, idToken: String, rawNonce: String,
+        serverKey: [UInt8], db: Database, now: UnixTime
     ) throws(FrontdoorError) {
         let sealed = try Sealed.seal(
-            Array(idToken.utf8), key: key(rawNonce: rawNonce), associated: nonceHash + tokenHash)
+            Array(idToken.utf8), key: key(rawNonce: rawNonce, serverKey: serverKey), associated: nonceHash + tokenHash)
         try db.run(
             """
             INSERT INTO relay_attempts (nonce_hash, token_hash, relay_uid, sealed_id_token, lease_until, expires_at)
@@ -52,8 +57,10 @@ enum RelayAttempts {
     }
 
     /// The ID token, or nil when the box does not open with this raw nonce.
-    static func open(_ kept: Kept, rawNonce: String, nonceHash: [UInt8], tokenHash: [UInt8]) -> String? {
-        Sealed.open(kept.sealed, key: key(rawNonce: rawNonce), associated: nonceHash + tokenHash)
+    static func open(
+        _ kept: Kept, rawNonce: String, serverKey: [UInt8], nonceHash: [UInt8], tokenHash: [UInt8]
+    ) -> String? {
+        Sealed.open(kept.sealed, key: key(rawNonce: rawNonce, serverKey: serverKey), associated: nonceHash + tokenHash)
             .map { String(decoding: $0, as: UTF8.self) }
     }
 

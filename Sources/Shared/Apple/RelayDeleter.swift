@@ -10,7 +10,7 @@ public struct RelayDeleter {
     public init(context: RequestContext, firebase: Config.Firebase, db: Database) {
         let client = context.httpClient()
         relay = FirebaseRelay(firebase: firebase, client: client)
-        admin = FirebaseAdmin(firebase: firebase, client: client, db: db)
+        admin = FirebaseAdmin(firebase: firebase, config: context.config, client: client, db: db)
         perCallSeconds = context.config.http.totalTimeoutSeconds.rounded(.up)
     }
 

@@ -5,23 +5,35 @@ import Glibc
 /// `frontdoor-protect.conf` asks an internal location for every check: without it in the server,
 /// nginx refuses the configuration at best, and at worst (a location of that path elsewhere, not
 /// internal) the check is reachable from outside. When the snippet is installed, the files nginx
-/// reads must define that location, `internal`.
+/// reads must define that location, `internal`; the snippet must carry the install's proof; and
+/// no location the app's requests reach may lose the snippet's headers (`NginxLayoutCheck`).
 enum NginxCheck {
     static let protectSnippet = "snippets/frontdoor-protect.conf"
     /// Where an operator's nginx files live under the nginx directory (Debian's layout).
     static let places = ["nginx.conf", "conf.d", "sites-enabled", "snippets"]
 
-    /// nil when the protect snippet is not installed under `directory`; otherwise the finding.
-    static func finding(directory: String) -> SelfCheck.Finding? {
-        guard let snippet = FileIO.readFile(directory + "/" + protectSnippet) else { return nil }
+    /// Nothing when the protect snippet is not installed under `directory`; otherwise the findings.
+    static func findings(directory: String) -> [SelfCheck.Finding] {
+        guard let snippet = FileIO.readFile(directory + "/" + protectSnippet) else { return [] }
         let name = directory + "/" + protectSnippet
-        guard let uri = authRequestURI(String(decoding: snippet, as: UTF8.self)) else {
-            return SelfCheck.Finding(ok: false, text: "nginx: \(name) has no auth_request line")
+        let parsed = NginxConfig.parse(String(decoding: snippet, as: UTF8.self), file: name)
+        guard let uri = authRequestURI(parsed) else {
+            return [SelfCheck.Finding(ok: false, text: "nginx: \(name) has no auth_request line")]
         }
+        return [internalLocation(uri, directory: directory), proof(parsed, directory: directory)]
+            + layout(directory: directory)
+    }
+
+    /// The URI of the snippet's `auth_request` directive.
+    static func authRequestURI(_ snippet: [NginxDirective]) -> String? {
+        snippet.first { $0.name == "auth_request" && $0.args.count == 1 }?.args[0]
+    }
+
+    static func internalLocation(_ uri: String, directory: String) -> SelfCheck.Finding {
         var notInternal: String?
         for file in configFiles(directory) {
             guard let bytes = FileIO.readFile(file) else { continue }
-            switch location(uri, in: String(decoding: bytes, as: UTF8.self)) {
+            switch location(uri, in: NginxConfig.parse(String(decoding: bytes, as: UTF8.self), file: file)) {
             case .internal?:
                 return SelfCheck.Finding(
                     ok: true, text: "nginx: \(protectSnippet) is installed and \(uri) is an internal location (\(file))")
@@ -42,73 +54,76 @@ enum NginxCheck {
                 + "include snippets/frontdoor-endpoints.conf in the server of every protected location")
     }
 
-    /// The URI of the snippet's `auth_request` directive.
-    static func authRequestURI(_ text: String) -> String? {
-        let words = tokens(text)
-        guard let at = words.firstIndex(of: "auth_request"), at + 2 < words.count, words[at + 2] == ";" else {
-            return nil
-        }
-        return words[at + 1]
-    }
-
     enum Location { case `internal`, open }
 
-    /// Whether `text` has `location = uri { … }`, and whether that block says `internal;`.
-    static func location(_ uri: String, in text: String) -> Location? {
-        let words = tokens(text)
-        var i = 0
-        while i + 3 < words.count {
-            guard words[i] == "location", words[i + 1] == "=", words[i + 2] == uri, words[i + 3] == "{" else {
-                i += 1
-                continue
+    /// Whether `list` has `location = uri { … }`, however deep, and whether its block says `internal;`.
+    static func location(_ uri: String, in list: [NginxDirective]) -> Location? {
+        for directive in list {
+            if directive.name == "location", directive.args == ["=", uri], let block = directive.block {
+                return block.contains { $0.name == "internal" && $0.args.isEmpty } ? .internal : .open
             }
-            var depth = 1
-            var j = i + 4
-            var isInternal = false
-            while j < words.count && depth > 0 {
-                switch words[j] {
-                case "{": depth += 1
-                case "}": depth -= 1
-                case "internal" where depth == 1 && j + 1 < words.count && words[j + 1] == ";": isInternal = true
-                default: break
-                }
-                j += 1
-            }
-            return isInternal ? .internal : .open
+            if let block = directive.block, let found = location(uri, in: block) { return found }
         }
         return nil
     }
 
-    /// nginx's configuration as words: comments dropped, `{`, `}` and `;` words of their own.
-    /// (Quoted strings are not taken apart; the directives looked for have none.)
-    static func tokens(_ text: String) -> [String] {
-        var words: [String] = []
-        var current: [UInt8] = []
-        var inComment = false
-        func flush() {
-            if !current.isEmpty { words.append(String(decoding: current, as: UTF8.self)) }
-            current.removeAll()
+    /// The snippet includes the proof file, which exists, is readable by nobody but its owner, and
+    /// (when this user can read it) gives the same secret of 32 or more characters to both kinds
+    /// of upstream.
+    static func proof(_ snippet: [NginxDirective], directory: String) -> SelfCheck.Finding {
+        let include = snippet.first { $0.name == "include" && $0.args.first?.hasSuffix("/frontdoor-proof.conf") == true }
+        guard let written = include?.args.first else {
+            return SelfCheck.Finding(
+                ok: false,
+                text: "nginx: \(protectSnippet) includes no frontdoor-proof.conf: the app cannot tell nginx's "
+                    + "X-Frontdoor-Account from a client's; install this version's snippet (make install makes the proof)")
         }
-        for byte in text.utf8 {
-            if inComment {
-                if byte == 0x0A { inComment = false }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "#"):
-                flush()
-                inComment = true
-            case 0x20, 0x09, 0x0A, 0x0D:
-                flush()
-            case UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: ";"):
-                flush()
-                words.append(String(UnicodeScalar(byte)))
-            default:
-                current.append(byte)
-            }
+        let path = NginxConfig.resolve(written, root: directory)
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            return SelfCheck.Finding(ok: false, text: "nginx: the proof \(path) is missing: make install makes it")
         }
-        flush()
-        return words
+        guard info.st_mode & 0o077 == 0 else {
+            return SelfCheck.Finding(
+                ok: false,
+                text: "nginx: the proof \(path) is readable by others (mode \(String(info.st_mode & 0o777, radix: 8))): "
+                    + "chmod 0600, owned by root")
+        }
+        guard let bytes = FileIO.readFile(path, limit: 64 << 10) else {
+            return SelfCheck.Finding(ok: true, text: "nginx: the proof \(path) is in place, readable by its owner only")
+        }
+        let lines = NginxConfig.parse(String(decoding: bytes, as: UTF8.self), file: path)
+        let proxied = lines.first { $0.name == "proxy_set_header" && $0.args.first == "X-Frontdoor-Proof" }?.args
+        let fastcgi = lines.first { $0.name == "fastcgi_param" && $0.args.first == "HTTP_X_FRONTDOOR_PROOF" }?.args
+        guard let proxied, let fastcgi, proxied.count == 2, fastcgi.count == 2, proxied[1] == fastcgi[1],
+            proxied[1].utf8.count >= 32
+        else {
+            return SelfCheck.Finding(
+                ok: false,
+                text: "nginx: the proof \(path) must set X-Frontdoor-Proof and HTTP_X_FRONTDOOR_PROOF to one secret "
+                    + "of 32 or more characters")
+        }
+        return SelfCheck.Finding(ok: true, text: "nginx: the proof \(path) is in place, readable by its owner only")
+    }
+
+    /// The layout findings, from nginx.conf when there is one (it includes the rest), else from
+    /// conf.d and sites-enabled.
+    static func layout(directory: String) -> [SelfCheck.Finding] {
+        let main = directory + "/nginx.conf"
+        let roots = access(main, R_OK) == 0
+            ? [main] : configFiles(directory).filter { !$0.hasPrefix(directory + "/snippets/") && $0 != main }
+        let trees = roots.compactMap { NginxConfig.load($0, root: directory, keep: NginxLayoutCheck.isProtectSnippet) }
+        let report = NginxLayoutCheck.report(trees)
+        guard report.problems.isEmpty else {
+            return report.problems.map { SelfCheck.Finding(ok: false, text: "nginx: " + $0) }
+        }
+        guard report.protected > 0 else { return [] }
+        return [
+            SelfCheck.Finding(
+                ok: true,
+                text: "nginx: \(report.protected) protected location\(report.protected == 1 ? "" : "s"), and every "
+                    + "location their requests reach keeps the snippet's headers")
+        ]
     }
 
     /// The files of `places` under `directory`, folders listed one level deep, in name order.

@@ -60,7 +60,12 @@ public struct SelfCheck {
         checkFile(configPath, what: "config file", note: note)
         for (key, path) in config.secretFiles { checkFile(path, what: "secret \(key)", note: note) }
         checkDatabase(config.databasePath, note: note)
-        if let nginx = NginxCheck.finding(directory: nginxDirectory) { note(nginx.ok, nginx.text) }
+        let serverKeyPath = config.deletion.auditKeyFile == nil
+            ? Files.directory(of: config.databasePath) + "/" + DeletionAudit.keyFileName : nil
+        for finding in Self.ownerFindings(databasePath: config.databasePath, serverKeyPath: serverKeyPath) {
+            note(finding.ok, finding.text)
+        }
+        for nginx in NginxCheck.findings(directory: nginxDirectory) { note(nginx.ok, nginx.text) }
         for finding in SelfCheckRelay.findings(config) { note(finding.ok, finding.text) }
         note(routes.ipv4 || routes.ipv6, "this host: IPv4 route \(routes.ipv4 ? "yes" : "no"), IPv6 route \(routes.ipv6 ? "yes" : "no")")
         if let apple = config.apple, apple.mode == .relay {

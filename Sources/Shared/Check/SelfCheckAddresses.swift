@@ -1,7 +1,8 @@
 /// `frontdoor-check`'s finding on stored addresses: accounts whose address was written before
-/// today's rules (a look-alike character, or a spelling the rules now store differently). Such an
-/// address never receives a code (`EmailAddress.isMailable`), and its key stays taken: it may hold
-/// the key of an innocent person's address. What to do with each is the operator's call (the
+/// today's rules (a look-alike character, such as U+0131 whose key is an ASCII address's, or a
+/// spelling the rules now store or key differently, as a domain the upgrade could not rekey).
+/// Such an address never receives a code (`EmailAddress.isMailable`), and its key stays taken: it
+/// may hold the key of an innocent person's address. What to do with each is the operator's call (the
 /// person may sign in by password with it), so this only names them.
 public enum SelfCheckAddresses {
     static func findings(_ db: Database) -> [SelfCheck.Finding] {
@@ -20,8 +21,9 @@ public enum SelfCheckAddresses {
         return [SelfCheck.Finding(
             ok: false,
             text: "accounts: \(count) keep an address written before today's address rules (a look-alike character "
-                + "or an unnormalised spelling): they never receive a code, and each keeps its key from a new account "
-                + "with the address it looks like. Check each (docs/security.md, \"Addresses are keyed\"); ids: "
+                + "keyed as another address, or a spelling stored or keyed otherwise): they never receive a code, and "
+                + "each keeps its key from a new account with the address it looks like. Check each (docs/security.md, "
+                + "\"Addresses are keyed\"); ids: "
                 + SelfCheck.listed(shown, of: count))]
     }
 }

@@ -117,15 +117,92 @@ public enum SelfCheckRelay {
         return out
     }
 
-    /// `frontdoor-check --forget-relay-users`: the operator removed them in the console; the
-    /// records past the window go, and the marks of calls never answered. Returns the uids.
-    public static func forgetPastWindow(_ config: Config) throws(FrontdoorError) -> [String] {
+    /// What `--forget-relay-users` did.
+    public struct Forgotten: Sendable {
+        /// Records dropped: users Firebase no longer has (or, without a service account, the
+        /// operator's word that they were removed).
+        public var forgotten: [String] = []
+        /// Users Firebase still has: kept.
+        public var stillThere: [String] = []
+        /// Users that could not be looked up, with why: kept.
+        public var unchecked: [(uid: String, reason: String)] = []
+        /// Past the window and waiting for the Admin API, which deletes them itself: kept.
+        public var waitingForAdmin = 0
+        /// Whether Firebase was asked (a service account is configured).
+        public var lookedUp = false
+        public var ok: Bool { stillThere.isEmpty && unchecked.isEmpty }
+    }
+
+    /// `frontdoor-check --forget-relay-users`: the operator says the relay users past the window
+    /// are gone from Firebase. With a service account each uid is first looked up by `localId`,
+    /// and only those Firebase no longer has are dropped; records waiting for the Admin API are
+    /// kept, since the server deletes those users itself. Without one nothing can ask Firebase, and
+    /// the operator's word is taken. The marks of calls never answered go either way (they name no
+    /// user).
+    public static func forgetPastWindow(_ config: Config) throws(FrontdoorError) -> Forgotten {
         let db = try Database(path: config.databasePath)
-        return try db.transaction { () throws(FrontdoorError) -> [String] in
-            let rows = try db.query(
-                "DELETE FROM relay_cleanups WHERE state IN ('admin', 'stuck') RETURNING relay_uid")
-            try db.run("DELETE FROM relay_sends WHERE sent_at <= ?", [.integer(Clock.now() - unansweredAfter)])
-            return rows.compactMap { $0.text(0) }
+        var result = Forgotten()
+        let admin = config.firebase.flatMap {
+            FirebaseAdmin(firebase: $0, config: config, client: RequestContext.curlClient(config), db: db)
         }
+        let records = try db.query(
+            "SELECT DISTINCT relay_uid, state FROM relay_cleanups WHERE state IN ('admin', 'stuck') ORDER BY relay_uid")
+        var gone: [String] = []
+        for row in records {
+            guard let uid = row.text(0) else { continue }
+            guard let admin else {
+                gone.append(uid)
+                continue
+            }
+            result.lookedUp = true
+            if row.text(1) == RelayCleanup.State.admin.rawValue {
+                result.waitingForAdmin += 1
+                continue
+            }
+            switch admin.lookupUser(localId: uid, now: Clock.now()) {
+            case .gone: gone.append(uid)
+            case .exists: result.stillThere.append(uid)
+            case .failed(let reason): result.unchecked.append((uid, reason))
+            }
+        }
+        try db.transaction { () throws(FrontdoorError) in
+            for uid in gone {
+                let dropped = try db.run(
+                    "DELETE FROM relay_cleanups WHERE relay_uid = ? AND state IN ('admin', 'stuck')", [.text(uid)])
+                if dropped > 0 { result.forgotten.append(uid) }
+            }
+            try db.run("DELETE FROM relay_sends WHERE sent_at <= ?", [.integer(Clock.now() - unansweredAfter)])
+        }
+        return result
+    }
+
+    /// What `--forget-relay-users` prints: ✓ for what was done or rightly kept, ✗ for what the
+    /// operator still has to do.
+    public static func lines(_ done: Forgotten) -> [String] {
+        var out: [String] = []
+        let uids = done.forgotten.isEmpty ? "" : ": " + done.forgotten.joined(separator: ", ")
+        if done.lookedUp {
+            out.append("✓ forgot \(done.forgotten.count) relay users past the deletion window that Firebase no longer has\(uids)")
+        } else {
+            out.append(
+                "✓ forgot \(done.forgotten.count) relay users past the deletion window\(uids)"
+                    + (done.forgotten.isEmpty ? "" : " (not looked up without firebase.serviceAccountFile: "
+                        + "taken as removed in the Firebase console)"))
+        }
+        if done.waitingForAdmin > 0 {
+            out.append(
+                "✓ kept \(done.waitingForAdmin) relay users past the deletion window that the Admin API is deleting "
+                    + "(firebase.serviceAccountFile)")
+        }
+        if !done.stillThere.isEmpty {
+            out.append(
+                "✗ kept \(done.stillThere.count) relay users Firebase still has: remove them in the Firebase console "
+                    + "(Authentication → Users; search by uid), then run this again; uids: "
+                    + done.stillThere.joined(separator: ", "))
+        }
+        for (uid, reason) in done.unchecked {
+            out.append("✗ kept relay user \(uid): it could not be looked up (\(reason))")
+        }
+        return out
     }
 }

@@ -63,6 +63,8 @@ public struct Config: Sendable {
         public var loginFailuresPerEmail: Int64 = 10
         public var loginFailuresPerClient: Int64 = 50
         public var registrationsPerClientPerHour: Int64 = 20
+        /// Registrations per IPv6 /48 (`ClientAddress.networkKey`): one site's 65,536 /64s together.
+        public var registrationsPerNetworkPerHour: Int64 = 100
         /// Codes mailed to one address: at most one per interval and so many per hour.
         public var mailIntervalSeconds: Int64 = 60
         public var mailPerEmailPerHour: Int64 = 5
@@ -72,6 +74,7 @@ public struct Config: Sendable {
         /// so anonymous resets never starve people holding a ticket.
         public var resetMailPerHour: Int64 = 100
         public var resetRequestsPerClientPerHour: Int64 = 20
+        public var resetRequestsPerNetworkPerHour: Int64 = 100
         /// Wrong codes per address in a day, across all its tickets.
         public var codeFailuresPerEmailPerDay: Int64 = 20
         /// Apple sign-ins per client that failed after the checks made on the box (a nonce row
@@ -307,12 +310,16 @@ public struct Config: Sendable {
                 "loginFailuresPerClient", default: l.loginFailuresPerClient, range: 1...100_000)
             l.registrationsPerClientPerHour = try r.int(
                 "registrationsPerClientPerHour", default: l.registrationsPerClientPerHour, range: 1...100_000)
+            l.registrationsPerNetworkPerHour = try r.int(
+                "registrationsPerNetworkPerHour", default: l.registrationsPerNetworkPerHour, range: 1...1_000_000)
             l.mailIntervalSeconds = try r.int("mailIntervalSeconds", default: l.mailIntervalSeconds, range: 1...3600)
             l.mailPerEmailPerHour = try r.int("mailPerEmailPerHour", default: l.mailPerEmailPerHour, range: 1...100)
             l.mailPerHour = try r.int("mailPerHour", default: l.mailPerHour, range: 1...1_000_000)
             l.resetMailPerHour = try r.int("resetMailPerHour", default: l.resetMailPerHour, range: 1...1_000_000)
             l.resetRequestsPerClientPerHour = try r.int(
                 "resetRequestsPerClientPerHour", default: l.resetRequestsPerClientPerHour, range: 1...100_000)
+            l.resetRequestsPerNetworkPerHour = try r.int(
+                "resetRequestsPerNetworkPerHour", default: l.resetRequestsPerNetworkPerHour, range: 1...1_000_000)
             l.codeFailuresPerEmailPerDay = try r.int(
                 "codeFailuresPerEmailPerDay", default: l.codeFailuresPerEmailPerDay, range: 5...10_000)
             l.appleFailuresPerClientPerHour = try r.int(

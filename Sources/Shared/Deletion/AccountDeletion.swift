@@ -14,12 +14,14 @@ public enum AccountDeletion {
         let fresh = try FreshAppleAuthorization.parse(context.body)
         let db = try context.database()
         // The cheap refusal first; the transaction looks the session up again.
-        _ = try Sessions.accountId(in: db, token: context.request.bearerToken, now: context.now)
+        _ = try Sessions.accountId(
+            in: db, token: context.request.bearerToken, now: context.now, policy: context.config.sessions)
         let auditKey = try DeletionAudit.key(config: context.config)
 
         typealias Decided = (Revocation, AppleRevocation.Plan?)
         let (revocation, plan) = try db.transaction { () throws(FrontdoorError) -> Decided in
-            let accountId = try Sessions.accountId(in: db, token: context.request.bearerToken, now: context.now)
+            let accountId = try Sessions.accountId(
+                in: db, token: context.request.bearerToken, now: context.now, policy: context.config.sessions)
             guard let doomed = try Doomed.read(accountId, db: db) else {
                 throw .internal("delete: the session's account was not there")
             }
@@ -91,7 +93,9 @@ public enum AccountDeletion {
             throw .internal("delete: the account was not there")
         }
         if ledger == .append {
-            try DeletionLedger.append(accountId: accountId, now: now, path: DeletionLedger.path(config: config))
+            try DeletionLedger.append(
+                accountId: accountId, now: now, path: DeletionLedger.path(config: config),
+                databasePath: config.databasePath)
             TestHooks.pause("deletion-ledger-written")
         }
     }

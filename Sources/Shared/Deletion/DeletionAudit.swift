@@ -32,7 +32,7 @@ public enum DeletionAudit {
             return try read(file, key: "deletion.auditKeyFile")
         }
         let path = Files.directory(of: config.databasePath) + "/" + keyFileName
-        if access(path, F_OK) != 0 { try create(path) }
+        if access(path, F_OK) != 0 { try create(path, databasePath: config.databasePath) }
         return try read(path, key: "deletion (generated \(keyFileName))")
     }
 
@@ -46,18 +46,17 @@ public enum DeletionAudit {
     }
 
     /// Written under a temporary name and linked into place, so a racing process sees the whole key
-    /// or none; the loser of the race keeps the winner's.
-    static func create(_ path: String) throws(FrontdoorError) {
+    /// or none; the loser of the race keeps the winner's. It belongs to the database's owner.
+    static func create(_ path: String, databasePath: String) throws(FrontdoorError) {
         let text = Hex.encode(try SecureRandom.bytes(32)) + "\n"
         let temporary = path + ".tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let fd = StoreFiles.open(temporary, flags: O_WRONLY | O_TRUNC, databasePath: databasePath)
         guard fd >= 0 else { throw .internal("audit key: cannot create \(temporary) (errno \(errno))") }
         FileIO.writeAll(fd, Array(text.utf8))
         let synced = fsync(fd) == 0
         close(fd)
         defer { unlink(temporary) }
         guard synced else { throw .internal("audit key: fsync failed (errno \(errno))") }
-        Files.adoptFolderOwner(temporary, folder: Files.directory(of: path))
         if link(temporary, path) != 0 && errno != EEXIST {
             throw .internal("audit key: cannot link \(path) (errno \(errno))")
         }

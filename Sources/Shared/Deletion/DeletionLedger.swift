@@ -27,11 +27,12 @@ public enum DeletionLedger {
 
     /// Appends the line of `accountId` and syncs it, and when this made the file, its folder too.
     /// Any failure throws, and the deletion it belongs to must then not commit.
-    static func append(accountId: String, now: UnixTime, path: String) throws(FrontdoorError) {
+    static func append(accountId: String, now: UnixTime, path: String, databasePath: String) throws(FrontdoorError) {
         var fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
         var created = false
         if fd < 0 && errno == ENOENT {
-            fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            // It belongs to the database's owner, like every file the programs make beside it.
+            fd = StoreFiles.open(path, flags: O_WRONLY | O_APPEND | O_EXCL, databasePath: databasePath)
             if fd >= 0 {
                 created = true
             } else if errno == EEXIST {
@@ -53,10 +54,7 @@ public enum DeletionLedger {
         guard written, synced, closed else {
             throw .internal("deletion ledger: cannot \(written ? "sync" : "write") \(path) (errno \(code))")
         }
-        if created {
-            Files.adoptFolderOwner(path, folder: Files.directory(of: path))
-            try Files.syncDirectory(Files.directory(of: path))
-        }
+        if created { try Files.syncDirectory(Files.directory(of: path)) }
     }
 
     /// Every line of the ledger at `path`; `not_found` when there is no such file.

@@ -35,7 +35,8 @@ public enum EmailSignIn {
         let secret = try context.rateLimitSecret()
         let known = try db.transaction { () throws(FrontdoorError) -> Bool in
             try RateLimits.hit(
-                context.config.limits.registration(client: context.client, secret: secret), db: db, now: context.now)
+                context.config.limits.registration(client: context.client, network: context.network, secret: secret),
+                db: db, now: context.now)
             return try !db.query("SELECT 1 FROM accounts WHERE email_key = ?", [.text(key)]).isEmpty
         }
         guard !known else { throw taken }

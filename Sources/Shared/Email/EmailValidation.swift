@@ -6,7 +6,8 @@
 ///   dots (not first, last or doubled) or non-ASCII characters; no quoted forms;
 /// - the domain is lower-cased, 4–253 bytes, at least two dot-separated labels of 1–63 bytes
 ///   (letters, digits, non-ASCII, inner hyphens), and a top-level label of two or more letters;
-///   no IP literals;
+///   no IP literals; a label that is (or claims to be, `xn--`) internationalised meets UTS #46
+///   (`IDNA`), within DNS's lengths as an A-label;
 /// - the whole address is at most 254 bytes.
 /// A valid address at a domain that looks like a slip (`gmial.com`, `.con`) is refused with a
 /// suggestion unless the caller accepts it as typed.
@@ -19,21 +20,29 @@ public enum EmailValidation {
     /// The address to store: trimmed, in Unicode NFC, domain lower-cased, local part as typed.
     public static func normalise(_ typed: String, acceptAsTyped: Bool = false) -> Result<String, Failure> {
         let trimmed = typed.trimmingWhitespace()
-        // Judged as typed: NFC itself turns U+212A KELVIN SIGN into "K".
-        guard trimmed.unicodeScalars.allSatisfy(keysAsItself) else { return .failure(.malformed) }
-        let address = EmailAddress.nfc(trimmed)
-        guard address.unicodeScalars.allSatisfy({ !isControlOrSpace($0) }) else { return .failure(.malformed) }
-        let parts = address.split(separator: "@", omittingEmptySubsequences: false)
+        let parts = trimmed.unicodeScalars.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2 else { return .failure(.malformed) }
-        let local = String(parts[0])
-        let domain = parts[1].lowercased()
+        // Each character judged as typed (NFC itself turns U+212A KELVIN SIGN into "K") by what
+        // the key makes of it: the local part's fold, the domain's UTS #46 mapping.
+        guard parts[0].allSatisfy(keysAsItself), parts[1].allSatisfy({ $0.isASCII || IDNA.mapping($0) != nil }) else {
+            return .failure(.malformed)
+        }
+        let local = EmailAddress.nfc(String(String.UnicodeScalarView(parts[0])))
+        let domain = EmailAddress.nfc(String(String.UnicodeScalarView(parts[1])).lowercased())
+        let address = local + "@" + domain
+        guard address.unicodeScalars.allSatisfy({ !isControlOrSpace($0) }) else { return .failure(.malformed) }
+        // The "@" must stand alone, as mail software sees it: a prepended mark (U+0D4E) before it
+        // makes one character of the two. (In ASCII without controls, characters are bytes.)
+        guard address.utf8.allSatisfy({ $0 < 0x80 })
+            || address.split(separator: "@", omittingEmptySubsequences: false).count == 2
+        else { return .failure(.malformed) }
         guard isValidLocal(local), isValidDomain(domain), address.utf8.count <= 254 else {
             return .failure(.malformed)
         }
         if !acceptAsTyped, let better = TypoDomains.suggestion(for: domain) {
             return .failure(.likelyTypo(suggestion: local + "@" + better))
         }
-        return .success(local + "@" + domain)
+        return .success(address)
     }
 
     /// `normalise`, answering the contract's `invalid_email` (with `suggestion` for a slip).
@@ -50,17 +59,19 @@ public enum EmailValidation {
         }
     }
 
-    /// Whether a character stands for itself in the match key. Refused: a non-ASCII character
-    /// whose case fold is ASCII (U+212A KELVIN SIGN folds to "k", U+017F LONG S to "s", "ß" to
-    /// "ss"), which would take an ASCII address's key and its owner's codes; and one with a
-    /// compatibility mapping left after folding (fullwidth "Ａ", "ﬁ", circled or mathematical
-    /// letters), which NFKC would turn into another address. Plain case pairs ("É"/"é") pass.
+    /// Whether a character of the local part stands for itself in the match key, judged by the
+    /// function that makes the key (`EmailAddress.fold`). Refused: a non-ASCII character whose key
+    /// holds ASCII, which would take an ASCII address's key and its owner's codes (U+212A KELVIN
+    /// SIGN folds to "k", U+017F LONG S to "s", "ß" to "ss", U+0131 DOTLESS I to "i", U+0130 to
+    /// "i" and a combining dot, U+0149 to "ʼn", U+1E9A to "aʾ"); one whose key keeps a
+    /// compatibility form (fullwidth "Ａ", "ﬁ", circled or mathematical letters), which NFKC would
+    /// turn into another address; and an unassigned code point, whose case a later Unicode may
+    /// give it, changing its key under a stored account. Plain case pairs ("É"/"é") pass.
     static func keysAsItself(_ scalar: Unicode.Scalar) -> Bool {
         guard !scalar.isASCII else { return true }
-        guard scalar.properties.changesWhenNFKCCaseFolded else { return true }
-        let folded = EmailAddress.fold(String(scalar)).unicodeScalars
-        if folded.allSatisfy(\.isASCII) { return false }
-        return !folded.contains { $0.properties.changesWhenNFKCCaseFolded }
+        guard scalar.properties.generalCategory != .unassigned else { return false }
+        let key = EmailAddress.fold(String(scalar)).unicodeScalars
+        return !key.contains { $0.isASCII || $0.properties.changesWhenNFKCCaseFolded }
     }
 
     static func isControlOrSpace(_ scalar: Unicode.Scalar) -> Bool {
@@ -87,13 +98,18 @@ public enum EmailValidation {
         let labels = bytes.split(separator: dot, omittingEmptySubsequences: false)
         guard labels.count >= 2 else { return false }
         for label in labels {
-            guard (1...63).contains(label.count), label.first != hyphen, label.last != hyphen,
+            // A non-ASCII label's length is its A-label's, which `IDNA.isValid` checks.
+            guard (1...63).contains(label.count) || label.contains(where: { $0 >= 0x80 }),
+                  label.first != hyphen, label.last != hyphen,
                   label.allSatisfy({ $0 >= 0x80 || isAlnum($0) || $0 == hyphen })
             else { return false }
         }
         guard let top = labels.last, top.count >= 2 else { return false }
         // Letters, or an internationalised top-level label (`xn--…` or non-ASCII).
-        return top.allSatisfy { $0 >= 0x80 || isAlpha($0) } || top.starts(with: Array("xn--".utf8))
+        guard top.allSatisfy({ $0 >= 0x80 || isAlpha($0) }) || top.starts(with: Array("xn--".utf8)) else { return false }
+        // UTS #46's criteria where a label is or claims to be internationalised; ASCII as before.
+        return !labels.contains { $0.contains { $0 >= 0x80 } || $0.starts(with: Array("xn--".utf8)) }
+            || IDNA.isValid(domain)
     }
 
     private static let dot = UInt8(ascii: ".")

@@ -18,7 +18,7 @@ enum PasswordReset {
         let code = try Codes.generate()
         let secret = try context.rateLimitSecret()
         let limits = context.config.limits.resetMail(to: email, secret: secret)
-            + context.config.limits.resetRequest(client: context.client, secret: secret)
+            + context.config.limits.resetRequest(client: context.client, network: context.network, secret: secret)
         let (ticket, recipient) = try db.transaction { () throws(FrontdoorError) -> (String, String?) in
             try RateLimits.hit(limits, db: db, now: now)
             let key = EmailAddress.matchKey(email)

@@ -137,20 +137,28 @@ extension Config.Limits {
         [.init("apple-client", client, maximum: appleFailuresPerClientPerHour, windowSeconds: 3600, secret: secret)]
     }
 
-    func registration(client: String, secret: [UInt8]) -> [RateLimits.Limit] {
+    /// Per client, and for IPv6 per /48 too (`network`: `ClientAddress.networkKey`), so one site
+    /// cannot multiply the client's count by its 65,536 /64s.
+    func registration(client: String, network: String?, secret: [UInt8]) -> [RateLimits.Limit] {
         [
             .init(
                 "register-client", client, maximum: registrationsPerClientPerHour, windowSeconds: 3600,
                 secret: secret)
         ]
+            + (network.map {
+                [.init("register-net", $0, maximum: registrationsPerNetworkPerHour, windowSeconds: 3600, secret: secret)]
+            } ?? [])
     }
 
-    func resetRequest(client: String, secret: [UInt8]) -> [RateLimits.Limit] {
+    func resetRequest(client: String, network: String?, secret: [UInt8]) -> [RateLimits.Limit] {
         [
             .init(
                 "reset-client", client, maximum: resetRequestsPerClientPerHour, windowSeconds: 3600,
                 secret: secret)
         ]
+            + (network.map {
+                [.init("reset-net", $0, maximum: resetRequestsPerNetworkPerHour, windowSeconds: 3600, secret: secret)]
+            } ?? [])
     }
 }
 
@@ -158,6 +166,9 @@ extension RequestContext {
     /// The client the limits count by (an IPv6 client is its /64: `ClientAddress`); behind a
     /// proxy, set nginx's real-IP module up.
     var client: String { ClientAddress.limitKey(request.remoteAddress) }
+
+    /// An IPv6 client's /48, for the limits that also count by network; nil for IPv4.
+    var network: String? { ClientAddress.networkKey(request.remoteAddress) }
 
     /// The rate-limit secret, read once a request (the server key is a file, made on first use).
     func rateLimitSecret() throws(FrontdoorError) -> [UInt8] {

@@ -68,7 +68,8 @@ public enum VerifyEmail {
         let db = try context.database()
         let now = context.now
         let answer = try db.transaction { () throws(FrontdoorError) -> JSONValue in
-            let accountId = try Sessions.accountId(in: db, token: context.request.bearerToken, now: now)
+            let accountId = try Sessions.accountId(
+                in: db, token: context.request.bearerToken, now: now, policy: context.config.sessions)
             let rows = try db.query("SELECT email, email_verified FROM accounts WHERE id = ?", [.text(accountId)])
             guard let row = rows.first, let email = row.text(0) else {
                 throw .invalidRequest("This account has no email address to verify.")

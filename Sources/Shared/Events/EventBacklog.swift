@@ -17,7 +17,7 @@ public struct EventBacklog: Sendable {
     public static func retryNow(_ db: Database, now: UnixTime) throws(FrontdoorError) -> Int {
         try db.transaction { () throws(FrontdoorError) -> Int in
             try db.run("UPDATE event_delivery SET paused_until = 0 WHERE id = 1")
-            return try db.run("UPDATE events SET next_attempt_at = ? WHERE next_attempt_at > ?", [.integer(now), .integer(now)])
+            return try EventOutbox.retryNow(db, now: now)
         }
     }
 

@@ -8,11 +8,15 @@ import Glibc
 ///   its holder's process is gone), so the receiver never gets the same event from two processes
 ///   at once.
 /// - Oldest first; an account's events strictly in the order they were written (see `EventOutbox`).
-/// - A run stops at its first failure: the event waits `EventBackoff`'s time, and the receiver is
-///   left alone for `events.retryAfterSeconds` (no request of any endpoint tries it meanwhile;
-///   `frontdoor-check --deliver` does).
-/// - At least once: a row is deleted only after a 2xx. Anything else (a 3xx included: redirects
-///   are not followed), or no answer within `events.timeoutSeconds`, is a failure.
+/// - A failure of the receiver (no answer within `events.timeoutSeconds`, a 5xx, a 3xx: redirects
+///   are not followed, a 408 or a 429) stops the run: the event waits `EventBackoff`'s time, and
+///   the receiver is left alone for `events.retryAfterSeconds` (no request of any endpoint tries it
+///   meanwhile; `frontdoor-check --deliver` does).
+/// - Any other 4xx refuses that one event: it waits `EventBackoff`'s time (its account's later
+///   events behind it), and the run goes on with other accounts' events, so one event the
+///   receiver keeps refusing holds up nobody else. Refusals of `refusalsBeforeRest` events in a
+///   row (a wrong secret refuses them all) count as a failure of the receiver.
+/// - At least once: a row is deleted only after a 2xx.
 /// - Rows older than `events.retainSeconds` are dropped, each with a syslog line.
 public final class EventDelivery {
     public enum Mode: Sendable, Equatable {
@@ -27,6 +31,10 @@ public final class EventDelivery {
     public struct Report: Sendable {
         public var delivered = 0
         public var dropped = 0
+        /// Events the receiver refused with a 4xx, each left to its own retry.
+        public var refused = 0
+        /// Why the last refused one was refused.
+        public var refusal: String?
         /// Why the run stopped at a failed attempt (or could not use the store).
         public var failure: String?
         /// Another process holds the lease until then: it delivers.
@@ -37,8 +45,10 @@ public final class EventDelivery {
         public var stoppedEarly = false
     }
 
-    /// Events a request that did not write any delivers, at most.
+    /// Events a request that did not write any tries, at most.
     public static let pickUpLimit = 5
+    /// Refusals in a row after which the receiver rests as after a failure.
+    public static let refusalsBeforeRest = 3
     /// The niceness of delivery after the answer, and the pause before it (see `scheduleAfterAnswer`).
     static let afterAnswerNiceness: Int32 = 10
     static let afterAnswerPauseMicroseconds: UInt32 = 5000
@@ -51,6 +61,8 @@ public final class EventDelivery {
     let makeClient: (Double) -> HTTPClient
     let owner: String
     private var client: HTTPClient?
+    /// Tests: runs between the hint's reads and its write, as another process's commit might.
+    var betweenHintReadAndWrite: (() -> Void)?
 
     /// `now`, `remainingSeconds` (the process's time left; nil: unbounded) and `makeClient` (for a
     /// total timeout) are the outside world, injected by tests.
@@ -73,10 +85,12 @@ public final class EventDelivery {
     /// A killed deliverer holds the lease this long at most: one attempt and a little slack.
     var leaseSeconds: Int64 { Int64(settings.timeoutSeconds.rounded(.up)) + 2 }
 
-    /// Delivers what is due, as `mode` allows. Never throws: what happened is in the report and syslog.
+    /// Delivers what is due, as `mode` allows. Never throws: what happened is in the report and
+    /// syslog. The hint is worked out after the last write transaction (`refreshHint`).
     @discardableResult
     public func run(_ mode: Mode) -> Report {
         var report = Report()
+        defer { refreshHint() }
         do throws(FrontdoorError) {
             var next = try db.transaction { () throws(FrontdoorError) -> EventOutbox.Pending? in
                 let t = now()
@@ -84,48 +98,61 @@ public final class EventDelivery {
                 let lease = try EventLease.read(db)
                 if let holder = lease.owner, holder != owner, lease.leaseUntil > t, !EventLease.holderIsGone(holder) {
                     report.busyUntil = lease.leaseUntil
-                    try updateHint(now: t)
                     return nil
                 }
                 if mode != .operator, lease.pausedUntil > t {
                     report.pausedUntil = lease.pausedUntil
-                    try updateHint(now: t)
                     return nil
                 }
-                guard let first = try EventOutbox.nextDue(db, now: t) else {
-                    try updateHint(now: t)
-                    return nil
-                }
+                guard let first = try EventOutbox.nextDue(db, now: t) else { return nil }
                 try EventLease.take(owner: owner, until: t + leaseSeconds, db)
                 return first
             }
+            var attempts = 0
+            var refusedInARow = 0
             while let event = next {
                 guard let timeout = sendTimeout() else {
                     report.stoppedEarly = true
-                    try db.transaction { () throws(FrontdoorError) in try release(now: now()) }
+                    try db.transaction { () throws(FrontdoorError) in try EventLease.release(owner: owner, db) }
                     break
                 }
                 let outcome = send(event, timeout: timeout)
+                attempts += 1
                 next = try db.transaction { () throws(FrontdoorError) -> EventOutbox.Pending? in
                     let t = now()
-                    if let reason = outcome {
-                        try failed(event, reason: reason, now: t)
+                    switch outcome {
+                    case .failed(let reason):
+                        try failed(event, reason: reason, now: t, receiverRests: true)
                         report.failure = reason
-                        try release(now: t)
+                        try EventLease.release(owner: owner, db)
                         return nil
+                    case .refused(let reason):
+                        refusedInARow += 1
+                        report.refused += 1
+                        report.refusal = reason
+                        guard refusedInARow < Self.refusalsBeforeRest else {
+                            try failed(event, reason: reason, now: t, receiverRests: true)
+                            report.failure = "\(reason), \(refusedInARow) events refused in a row"
+                            try EventLease.release(owner: owner, db)
+                            return nil
+                        }
+                        try failed(event, reason: reason, now: t, receiverRests: false)
+                    case .delivered:
+                        refusedInARow = 0
+                        _ = try EventOutbox.remove(seq: event.seq, db)
+                        report.delivered += 1
+                        SysLog.info(
+                            "frontdoor events delivered id=\(event.id) type=\(event.type) attempt=\(event.attempts + 1)")
                     }
-                    _ = try EventOutbox.remove(seq: event.seq, db)
-                    report.delivered += 1
-                    SysLog.info("frontdoor events delivered id=\(event.id) type=\(event.type) attempt=\(event.attempts + 1)")
-                    if case .pickUp(let limit) = mode, report.delivered >= limit {
+                    if case .pickUp(let limit) = mode, attempts >= limit {
                         report.stoppedEarly = try EventOutbox.nextDue(db, now: t) != nil
-                        try release(now: t)
+                        try EventLease.release(owner: owner, db)
                         return nil
                     }
                     // Lost only when this process outlived its lease: the new holder carries on.
                     guard try EventLease.renew(owner: owner, until: t + leaseSeconds, db) else { return nil }
                     guard let following = try EventOutbox.nextDue(db, now: t) else {
-                        try release(now: t)
+                        try EventLease.release(owner: owner, db)
                         return nil
                     }
                     return following
@@ -139,8 +166,26 @@ public final class EventDelivery {
         return report
     }
 
-    /// One attempt: nil when the receiver took it, else the reason.
-    func send(_ event: EventOutbox.Pending, timeout: Double) -> String? {
+    /// How one attempt ended.
+    enum Outcome: Equatable {
+        case delivered
+        /// A 4xx about this event (not 408 or 429): its own failure.
+        case refused(String)
+        /// The receiver's failure: no answer, a 5xx, a 3xx, a 408 or a 429.
+        case failed(String)
+
+        static func of(status: Int) -> Outcome {
+            switch status {
+            case 200...299: .delivered
+            case 408, 429: .failed("HTTP \(status)")
+            case 400...499: .refused("HTTP \(status)")
+            default: .failed("HTTP \(status)")
+            }
+        }
+    }
+
+    /// One attempt.
+    func send(_ event: EventOutbox.Pending, timeout: Double) -> Outcome {
         let body = Array(event.body.utf8)
         let request = HTTPRequest(
             method: "POST", url: settings.url,
@@ -150,10 +195,9 @@ public final class EventDelivery {
             ],
             body: body)
         do {
-            let response = try client(timeout: timeout).send(request)
-            return (200...299).contains(response.status) ? nil : "HTTP \(response.status)"
+            return Outcome.of(status: try client(timeout: timeout).send(request).status)
         } catch {
-            return error.detail ?? error.message
+            return .failed(error.detail ?? error.message)
         }
     }
 
@@ -174,15 +218,17 @@ public final class EventDelivery {
         return made
     }
 
-    private func failed(_ event: EventOutbox.Pending, reason: String, now t: UnixTime) throws(FrontdoorError) {
+    private func failed(
+        _ event: EventOutbox.Pending, reason: String, now t: UnixTime, receiverRests: Bool
+    ) throws(FrontdoorError) {
         let attempts = event.attempts + 1
         let wait = EventBackoff.delay(
             afterFailures: attempts, first: settings.retryAfterSeconds, max: settings.retryMaxSeconds)
         try EventOutbox.retryLater(seq: event.seq, attempts: attempts, at: t + wait, error: reason, db)
-        try EventLease.pause(until: t + settings.retryAfterSeconds, db)
+        if receiverRests { try EventLease.pause(until: t + settings.retryAfterSeconds, db) }
         SysLog.warning(
-            "frontdoor events delivery failed id=\(event.id) type=\(event.type) attempt=\(attempts) "
-                + "reason=\(reason) retry_in=\(wait)s")
+            "frontdoor events delivery \(receiverRests ? "failed" : "refused") id=\(event.id) type=\(event.type) "
+                + "attempt=\(attempts) reason=\(reason) retry_in=\(wait)s")
     }
 
     private func dropExpired(now t: UnixTime) throws(FrontdoorError) -> Int {
@@ -197,23 +243,40 @@ public final class EventDelivery {
         return dropped
     }
 
-    private func release(now t: UnixTime) throws(FrontdoorError) {
-        try EventLease.release(owner: owner, db)
-        try updateHint(now: t)
+    /// When other requests should next look (see `EventHint`), worked out from reads after the
+    /// write transactions, so no lock is held for it. A commit of another connection meanwhile
+    /// (`PRAGMA data_version` moved) may have added a row the reads missed, and its writer may have
+    /// lowered the hint just before it was set here: then it is worked out again. After a few tries
+    /// the hint is made due now (the next request looks, and works it out afresh). A writer also
+    /// lowers it after its commit (`scheduleAfterAnswer`), so a raise here can never hide its row.
+    public func refreshHint() {
+        let t = now()
+        for _ in 0..<3 {
+            guard let before = dataVersion() else { return }
+            let at: UnixTime?
+            do throws(FrontdoorError) {
+                at = try hintTime(now: t)
+            } catch {
+                return
+            }
+            betweenHintReadAndWrite?()
+            EventHint.set(at, databasePath: databasePath)
+            if dataVersion() == before { return }
+        }
+        EventHint.lower(to: t, databasePath: databasePath)
     }
 
-    /// Under the write lock: when other requests should next look (see `EventHint`).
-    private func updateHint(now t: UnixTime) throws(FrontdoorError) {
-        guard let next = try EventOutbox.nextAttemptAt(db) else {
-            EventHint.set(nil, databasePath: databasePath)
-            return
-        }
+    private func dataVersion() -> Int64? { (try? db.query("PRAGMA data_version"))?.first?.int(0) }
+
+    /// The earliest due head, held back by the receiver's rest and by another live deliverer's lease.
+    private func hintTime(now t: UnixTime) throws(FrontdoorError) -> UnixTime? {
+        guard let next = try EventOutbox.nextAttemptAt(db) else { return nil }
         let lease = try EventLease.read(db)
         var at = max(next, lease.pausedUntil)
         if let holder = lease.owner, holder != owner, lease.leaseUntil > t, !EventLease.holderIsGone(holder) {
             at = max(at, lease.leaseUntil)
         }
-        EventHint.set(at, databasePath: databasePath)
+        return at
     }
 }
 
@@ -225,6 +288,8 @@ extension EventDelivery {
         guard let settings = context.config.events else { return }
         let wrote = Events.recordedInThisProcess
         let path = context.config.databasePath
+        // Again after the commit: a deliverer that worked the hint out meanwhile cannot have seen the row.
+        if wrote { EventHint.lower(to: context.now + context.config.processLifetimeSeconds, databasePath: path) }
         guard wrote || EventHint.isDue(databasePath: path, now: context.now) else { return }
         context.runAfterAnswer {
             // Past its answer the process gives way: fcgiwrap and nginx are still passing that

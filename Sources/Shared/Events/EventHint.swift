@@ -7,11 +7,13 @@ import Glibc
 /// No file, or the time `never`: nothing is waiting. One `stat` (about a microsecond) instead of
 /// opening the database (which some requests never do) or a query on it.
 ///
-/// The file is only a hint; the outbox is the truth. It is changed only under the store's write
-/// lock (inside the transactions that write events or deliver them), so it cannot miss a row that
-/// a concurrent commit adds; when it says "due" wrongly, one request looks, finds nothing, and
-/// moves it on. `frontdoor-check --deliver` ignores it. Once made it stays, so a sign-in that
-/// writes an event only moves its time (creating and removing a file each time costs more).
+/// The file is only a hint; the outbox is the truth. A writer lowers it inside the transaction
+/// that writes an event and again after its commit; a deliverer works it out after its write
+/// transactions (`EventDelivery.refreshHint`, never inside the write lock), again when another
+/// connection committed meanwhile, so it cannot miss a row a concurrent commit adds. When it says
+/// "due" wrongly, one request looks, finds nothing, and moves it on. `frontdoor-check --deliver`
+/// ignores it. Once made it stays, so a sign-in that writes an event only moves its time (creating
+/// and removing a file each time costs more).
 public enum EventHint {
     /// "Nothing waits": 2100-01-01.
     public static let never: UnixTime = 4_102_444_800
@@ -50,7 +52,7 @@ public enum EventHint {
         let times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: seconds, tv_nsec: 0)]
         if utimensat(AT_FDCWD, file, times, 0) == 0 { return }
         guard errno == ENOENT, at != nil else { return }
-        let fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        let fd = StoreFiles.open(file, flags: O_WRONLY, databasePath: databasePath)
         guard fd >= 0 else { return }
         _ = futimens(fd, times)
         close(fd)

@@ -1,8 +1,14 @@
 /// The `events` table (the outbox): one row per event, written in the transaction of the change,
 /// deleted once the receiver has taken it. Rows are ordered by `seq`, the order they were written
-/// in; an account's events go out strictly in that order (a row is sent only when no older row of
-/// its account is waiting), so one account's `deleted` can never overtake its `created`.
-enum EventOutbox {
+/// in. An account's events go out strictly in that order: only its oldest waiting row, its `head`,
+/// may be sent, so one account's `deleted` can never overtake its `created`, even while the
+/// receiver refuses the older one. Across accounts the head due longest goes first (never-tried
+/// rows are due from when they were written, so that is the oldest first).
+///
+/// Every query here is an index search, never a scan of the table: each runs inside the store's
+/// write lock, and a receiver that was down for days leaves hundreds of thousands of rows
+/// (`OutboxQueryPlanTests` reads their plans).
+public enum EventOutbox {
     struct Pending: Sendable {
         let seq: Int64
         let id: String
@@ -13,42 +19,50 @@ enum EventOutbox {
         let createdAt: UnixTime
     }
 
+    /// The new row is its account's head when the account has no other waiting.
+    public static let insertSQL = """
+        INSERT INTO events (id, type, account_id, body, created_at, next_attempt_at, head)
+        VALUES (?, ?, ?, ?, ?, ?, NOT EXISTS (SELECT 1 FROM events WHERE account_id = ?))
+        """
+
     static func insert(_ event: Event, _ db: Database) throws(FrontdoorError) {
         try db.run(
-            """
-            INSERT INTO events (id, type, account_id, body, created_at, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?)
-            """,
+            insertSQL,
             [
                 .text(event.id), .text(event.kind.rawValue), .text(event.accountId), .text(event.body),
-                .integer(event.occurredAt), .integer(event.occurredAt),
+                .integer(event.occurredAt), .integer(event.occurredAt), .text(event.accountId),
             ])
     }
 
-    /// Its account's oldest row, due by `now`: of those, the oldest of all.
+    public static let nextDueSQL = """
+        SELECT seq, id, type, account_id, body, attempts, created_at FROM events
+        WHERE head = 1 AND next_attempt_at <= ? ORDER BY next_attempt_at, seq LIMIT 1
+        """
+
+    /// The head due longest, by `now`.
     static func nextDue(_ db: Database, now: UnixTime) throws(FrontdoorError) -> Pending? {
-        try db.query(
-            """
-            SELECT e.seq, e.id, e.type, e.account_id, e.body, e.attempts, e.created_at FROM events e
-            WHERE e.next_attempt_at <= ?
-              AND NOT EXISTS (SELECT 1 FROM events o WHERE o.account_id = e.account_id AND o.seq < e.seq)
-            ORDER BY e.seq LIMIT 1
-            """,
-            [.integer(now)]
-        ).first.flatMap(pending)
+        try db.query(nextDueSQL, [.integer(now)]).first.flatMap(pending)
     }
 
-    /// The earliest time a row that may go next (its account's oldest) is due; nil: none waits.
+    public static let nextAttemptAtSQL = "SELECT min(next_attempt_at) FROM events WHERE head = 1"
+
+    /// The earliest time a head is due; nil: none waits.
     static func nextAttemptAt(_ db: Database) throws(FrontdoorError) -> UnixTime? {
-        try db.query(
-            """
-            SELECT min(e.next_attempt_at) FROM events e
-            WHERE NOT EXISTS (SELECT 1 FROM events o WHERE o.account_id = e.account_id AND o.seq < e.seq)
-            """
-        ).first?.int(0)
+        try db.query(nextAttemptAtSQL).first?.int(0)
     }
 
+    public static let removeSQL = "DELETE FROM events WHERE seq = ? RETURNING account_id, head"
+    public static let promoteSQL = """
+        UPDATE events SET head = 1 WHERE seq = (SELECT min(seq) FROM events WHERE account_id = ?)
+        """
+
+    /// Deletes the row; a head's account's next row becomes its head. False when it was gone.
     static func remove(seq: Int64, _ db: Database) throws(FrontdoorError) -> Bool {
-        try db.run("DELETE FROM events WHERE seq = ?", [.integer(seq)]) == 1
+        guard let removed = try db.query(removeSQL, [.integer(seq)]).first else { return false }
+        if removed.int(1) == 1, let account = removed.text(0) {
+            try db.run(promoteSQL, [.text(account)])
+        }
+        return true
     }
 
     static func retryLater(seq: Int64, attempts: Int64, at: UnixTime, error: String, _ db: Database) throws(FrontdoorError) {
@@ -57,15 +71,22 @@ enum EventOutbox {
             [.integer(attempts), .integer(at), .text(String(error.prefix(200))), .integer(seq)])
     }
 
+    public static let expiredSQL = """
+        SELECT seq, id, type, account_id, body, attempts, created_at FROM events
+        WHERE created_at <= ? ORDER BY created_at LIMIT ?
+        """
+
     /// Rows written at or before `before`, oldest first.
     static func expired(_ db: Database, before: UnixTime, limit: Int) throws(FrontdoorError) -> [Pending] {
-        try db.query(
-            """
-            SELECT seq, id, type, account_id, body, attempts, created_at FROM events
-            WHERE created_at <= ? ORDER BY seq LIMIT ?
-            """,
-            [.integer(before), .integer(Int64(limit))]
-        ).compactMap(pending)
+        try db.query(expiredSQL, [.integer(before), .integer(Int64(limit))]).compactMap(pending)
+    }
+
+    public static let retryNowSQL = "UPDATE events SET next_attempt_at = ? WHERE head = 1 AND next_attempt_at > ?"
+
+    /// Every head waiting for its next retry is due at `now`; how many were waiting longer. (The
+    /// other rows were never tried: they are due from when they were written.)
+    static func retryNow(_ db: Database, now: UnixTime) throws(FrontdoorError) -> Int {
+        try db.run(retryNowSQL, [.integer(now), .integer(now)])
     }
 
     struct Status: Sendable {
@@ -74,11 +95,13 @@ enum EventOutbox {
         var lastError: String?
     }
 
-    /// How many wait, since when, and why the oldest one has not gone (its last failure).
+    /// How many wait, since when, and why the oldest one has not gone (its last failure). For the
+    /// operator, outside any write transaction: the count is the one scan of the table.
     static func status(_ db: Database) throws(FrontdoorError) -> Status {
-        let row = try db.query("SELECT count(*), min(created_at) FROM events").first
+        let count = try db.query("SELECT count(*) FROM events").first?.int(0) ?? 0
+        let oldest = try db.query("SELECT min(created_at) FROM events").first?.int(0)
         let lastError = try db.query("SELECT last_error FROM events ORDER BY seq LIMIT 1").first?.text(0)
-        return Status(waiting: row?.int(0) ?? 0, oldestCreatedAt: row?.int(1), lastError: lastError)
+        return Status(waiting: count, oldestCreatedAt: oldest, lastError: lastError)
     }
 
     private static func pending(_ row: Row) -> Pending? {

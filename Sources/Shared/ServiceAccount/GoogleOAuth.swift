@@ -3,7 +3,9 @@
 /// and `_client.py`): an RS256 assertion `{iss: client_email, scope, aud: the token URL, iat,
 /// exp: iat + 3600}`, posted as `grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer&assertion=…`.
 /// The token is cached in the store (`oauth_tokens`) for its life less a margin, so one is asked
-/// for about once an hour at most. Neither the assertion nor the token is ever logged.
+/// for about once an hour at most, sealed (AES-256-GCM) under a key derived from the server key,
+/// so a copy or backup of the store holds no usable token. Neither the assertion nor the token is
+/// ever logged.
 struct GoogleOAuth {
     /// Enough for `projects.accounts.delete` (its REST reference lists this scope or cloud-platform).
     static let scope = "https://www.googleapis.com/auth/identitytoolkit"
@@ -17,25 +19,35 @@ struct GoogleOAuth {
     let account: ServiceAccount
     let client: HTTPClient
     let db: Database
+    /// The server key (`DeletionAudit.key`); the cache's sealing key is derived from it.
+    let serverKey: [UInt8]
 
     var cacheKey: String { tokenUrl + " " + account.clientEmail + " " + Self.scope }
 
-    /// A cached token, or a new one.
+    static func sealingKey(serverKey: [UInt8]) -> [UInt8] {
+        HMACSHA256.mac(key: serverKey, message: Array("frontdoor oauth token cache v1".utf8))
+    }
+
+    /// A cached token, or a new one. A cached one that does not open (another server key) is
+    /// replaced like an expired one.
     func accessToken(now: UnixTime) throws(FrontdoorError) -> String {
-        if let cached = try db.query(
-            "SELECT access_token FROM oauth_tokens WHERE cache_key = ? AND expires_at > ?",
-            [.text(cacheKey), .integer(now)]).first?.text(0)
+        let key = Self.sealingKey(serverKey: serverKey)
+        if let sealed = try db.query(
+            "SELECT sealed_token FROM oauth_tokens WHERE cache_key = ? AND expires_at > ?",
+            [.text(cacheKey), .integer(now)]).first?.blob(0),
+            let opened = Sealed.open(sealed, key: key, associated: Array(cacheKey.utf8))
         {
-            return cached
+            return String(decoding: opened, as: UTF8.self)
         }
         let (token, expiresIn) = try fetch(now: now)
         let until = now + max(60, expiresIn - Self.expiryMargin)
+        let sealed = try Sealed.seal(Array(token.utf8), key: key, associated: Array(cacheKey.utf8))
         try db.run(
             """
-            INSERT INTO oauth_tokens (cache_key, access_token, expires_at) VALUES (?, ?, ?)
-            ON CONFLICT (cache_key) DO UPDATE SET access_token = excluded.access_token, expires_at = excluded.expires_at
+            INSERT INTO oauth_tokens (cache_key, sealed_token, expires_at) VALUES (?, ?, ?)
+            ON CONFLICT (cache_key) DO UPDATE SET sealed_token = excluded.sealed_token, expires_at = excluded.expires_at
             """,
-            [.text(cacheKey), .text(token), .integer(until)])
+            [.text(cacheKey), .blob(sealed), .integer(until)])
         return token
     }
 

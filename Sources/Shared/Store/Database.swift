@@ -150,7 +150,7 @@ public final class Database {
             try checkpoint()
             return true
         } catch {
-            let fd = open(Self.checkpointOwedPath(path), O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+            let fd = StoreFiles.open(Self.checkpointOwedPath(path), flags: O_WRONLY, databasePath: path)
             if fd >= 0 { Glibc.close(fd) }
             return false
         }
@@ -264,8 +264,9 @@ public final class Database {
     // MARK: - Opening
 
     private static func createFile(_ path: String) throws(FrontdoorError) {
-        // SQLite would create the file 0644; its -wal and -shm files copy the database's mode.
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        // SQLite would create the file 0644; its -wal and -shm files copy the database's mode, and
+        // (when root) its owner, which is the folder's (`StoreFiles`).
+        let fd = StoreFiles.open(path, flags: O_RDWR, databasePath: path)
         guard fd >= 0 else {
             let code = errno
             let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
@@ -334,6 +335,7 @@ public final class Database {
             let db = try openHandle()
             for script in Migrations.scripts[current..<target] {
                 try Statement.executeScript(db, script)
+                try Migrations.afterScript(script, in: self)
             }
             // PRAGMA takes no bound parameters; the value is our own constant.
             try Statement.executeScript(db, "PRAGMA user_version = \(target)")

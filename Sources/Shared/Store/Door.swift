@@ -46,14 +46,13 @@ public enum Door {
         let path = closedPath(databasePath)
         let folder = Files.directory(of: databasePath)
         let temporary = path + ".tmp-\(getpid())"
-        let fd = Glibc.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let fd = StoreFiles.open(temporary, flags: O_WRONLY | O_TRUNC, databasePath: databasePath)
         guard fd >= 0 else { throw .internal("door: cannot create \(temporary) (errno \(errno))") }
         let written = Files.writeAll(fd, Array("\(now)\n".utf8)) && fsync(fd) == 0
         let code = errno
         Glibc.close(fd)
         defer { unlink(temporary) }
         guard written else { throw .internal("door: cannot write \(temporary) (errno \(code))") }
-        Files.adoptFolderOwner(temporary, folder: folder)
         guard link(temporary, path) == 0 || errno == EEXIST else {
             throw .internal("door: cannot close \(path) (errno \(errno))")
         }
@@ -102,10 +101,7 @@ public enum Door {
     static func openLock(_ databasePath: String) throws(FrontdoorError) -> Int32 {
         let path = lockPath(databasePath)
         var fd = Glibc.open(path, O_RDWR | O_CLOEXEC)
-        if fd < 0 && errno == ENOENT {
-            fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-            if fd >= 0 { Files.adoptFolderOwner(path, folder: Files.directory(of: databasePath)) }
-        }
+        if fd < 0 && errno == ENOENT { fd = StoreFiles.open(path, flags: O_RDWR, databasePath: databasePath) }
         guard fd >= 0 else { throw .internal("door: cannot open \(path) (errno \(errno))") }
         return fd
     }

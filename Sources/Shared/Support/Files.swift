@@ -3,8 +3,8 @@ import Glibc
 #endif
 
 /// What durable file work needs beside `open`/`write`: the folder of a path, syncing a folder (so
-/// a file made, renamed or removed in it survives a power cut), and the owner of files an operator
-/// makes as root in the data folder.
+/// a file made, renamed or removed in it survives a power cut), listing and copying. (Who owns
+/// the files made beside the database: `StoreFiles`.)
 public enum Files {
     /// The folder holding `path` ("." for a bare name).
     public static func directory(of path: String) -> String {
@@ -92,15 +92,5 @@ public enum Files {
             offset += n
         }
         return true
-    }
-
-    /// A file an operator made as root in the data folder (the ledger, the door's files, a
-    /// restored database) goes to the folder's owner, so the service's processes can open it.
-    /// Does nothing for anyone else, who cannot give files away.
-    public static func adoptFolderOwner(_ path: String, folder: String) {
-        guard geteuid() == 0 else { return }
-        var info = stat()
-        guard stat(folder, &info) == 0 else { return }
-        _ = chown(path, info.st_uid, info.st_gid)
     }
 }
