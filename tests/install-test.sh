@@ -180,7 +180,7 @@ check "frontdoor-check finds the protect snippet's internal location" \
 check "the installed (static) frontdoor-check finds the box's glibc the one it was built with" \
     "printf '%s' \"\$out\" | grep -q '✓ glibc: 2\.'"
 # The installed frontdoor-admin against the same store: counts, a backup, and one account.
-admin="$dest/usr/local/sbin/frontdoor-admin --config $work/config.json"
+admin="$dest/usr/local/sbin/frontdoor-admin --config $state/config.json"
 stats=$($admin stats 2>&1)
 check "frontdoor-admin stats counts the stack's accounts: $stats" "printf '%s' '$stats' | grep -q '\"accounts\":2,'"
 mkdir -p "$work/backups"
