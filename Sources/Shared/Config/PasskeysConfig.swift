@@ -7,6 +7,11 @@ extension Config {
             /// Each signing certificate's SHA-256 (32 bytes): the Play signing key, the upload key,
             /// an older or rotated key.
             public var certSha256: [[UInt8]]
+
+            public init(package: String, certSha256: [[UInt8]]) {
+                self.package = package
+                self.certSha256 = certSha256
+            }
         }
 
         /// A registrable domain, lowercase, as the apps' associated domains name it.

@@ -79,7 +79,8 @@ public enum PasskeyError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The key itself: a point not on P-256, an RSA modulus outside 2048 to 4096 bits, an
         /// exponent that is not odd and from 3 to 2^32 - 1, or numbers not in their minimal bytes.
         case publicKey
-        /// The assertion's credential id is not the stored credential's.
+        /// The response's credential id is not the attested one (registration) or the stored
+        /// credential's (assertion).
         case credentialId
         /// The user handle is absent, empty, or not the handle of the credential's account.
         case userHandle

@@ -1,12 +1,15 @@
 /// A registration response, as the phone's `PublicKeyCredential` carries it (decoded from
 /// base64url by `PasskeyCredentialJSON`).
 public struct RegistrationResponse: Sendable {
+    /// The credential's `rawId`: it must be the id in the attested credential data.
+    public var credentialId: [UInt8]
     public var clientDataJSON: [UInt8]
     public var attestationObject: [UInt8]
     /// `getTransports()`, as sent; `PasskeyTransports.kept` decides what is stored.
     public var transports: [String]
 
-    public init(clientDataJSON: [UInt8], attestationObject: [UInt8], transports: [String] = []) {
+    public init(credentialId: [UInt8], clientDataJSON: [UInt8], attestationObject: [UInt8], transports: [String] = []) {
+        self.credentialId = credentialId
         self.clientDataJSON = clientDataJSON
         self.attestationObject = attestationObject
         self.transports = transports
@@ -51,6 +54,7 @@ public enum PasskeyRegistration {
         // The RP ID's hash, UP, UV, BS only with BE.
         try relyingParty.check(data, requireUserVerification: requireUserVerification)
         guard let attested = data.attestedCredentialData else { throw .refused(.attestedDataMissing) }
+        guard attested.credentialId == response.credentialId else { throw .refused(.credentialId) }
         // The key's alg is one the options offered.
         guard algorithms.contains(attested.publicKey.algorithm) else { throw .refused(.algorithm) }
         // The format, matched case-sensitively: `none` only, whose statement is the empty map.
