@@ -7,13 +7,14 @@ import Shared
 /// so the corpus and every past crash are replayed by the ordinary tests (`FuzzReplayTests`)
 /// without the fuzzing build. Each function may refuse its input; it must never trap.
 public enum FuzzTargets {
-    public static let names = ["jws", "jwks", "cgi"]
+    public static let names = ["jws", "jwks", "cgi", "cbor"]
 
     public static func run(_ name: String, _ input: [UInt8]) {
         switch name {
         case "jws": jws(input)
         case "jwks": jwks(input)
         case "cgi": cgi(input)
+        case "cbor": cbor(input)
         default: break
         }
     }
@@ -99,6 +100,11 @@ public enum FuzzTargets {
         _ = try? PersonText.deviceName(json)
         _ = try? PersonText.optional(json, "name", maxBytes: 256)
         _ = try? SignOut.scope(json)
+        // The passkey finishes' credential, read both ways.
+        if let credential = json["credential"] {
+            _ = try? PasskeyCredentialJSON.registration(credential)
+            _ = try? PasskeyCredentialJSON.assertion(credential)
+        }
         let again = try? JSONParser.parse(json.serialized)
         precondition(again == json, "JSON did not survive its own writer")
     }

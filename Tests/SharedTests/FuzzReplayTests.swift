@@ -33,6 +33,7 @@ import Testing
         for (name, bytes) in try FuzzSeeds.jws() { try FuzzFiles.write(corpus + "jws/" + name, bytes) }
         for (name, bytes) in try FuzzSeeds.jwks() { try FuzzFiles.write(corpus + "jwks/" + name, bytes) }
         for (name, bytes) in try FuzzSeeds.cgi() { try FuzzFiles.write(corpus + "cgi/" + name, bytes) }
+        for (name, bytes) in try FuzzSeeds.cbor() { try FuzzFiles.write(corpus + "cbor/" + name, bytes) }
     }
 }
 

@@ -78,6 +78,65 @@ enum FuzzSeeds {
         return documents.map { ($0.0, Array($0.1.utf8)) }
     }
 
+    /// Attestation objects, authenticator data and COSE keys from the software authenticator (for
+    /// the target's challenge, RP ID and origin, so the checks after the client data are reached),
+    /// two W3C vectors, and the hostile shapes of research/passkeys.md section 6.4.
+    static func cbor() throws -> [(String, [UInt8])] {
+        let es256 = try SoftwareAuthenticator(algorithm: .es256)
+        let rs256 = try SoftwareAuthenticator(algorithm: .rs256)
+        let challenge = FuzzTargets.passkeyChallenge
+        func registration(_ a: SoftwareAuthenticator, _ spoil: SoftwareAuthenticator.Spoil = .init()) throws -> [UInt8] {
+            try a.register(challenge: challenge, rpId: "example.org", origin: "https://example.org", spoil: spoil)
+                .attestationObject
+        }
+        var extensions = SoftwareAuthenticator.Spoil()
+        extensions.extensions = .map([(.text("credProtect"), .integer(2)), (.text("hmac-secret"), .bool(true))])
+        var packed = SoftwareAuthenticator.Spoil()
+        packed.format = "packed"
+        packed.statement = .map([(.text("alg"), .integer(-7)), (.text("sig"), .bytes([0x30, 0x00])),
+                                 (.text("x5c"), .array([.bytes([0x30, 0x82])]))])
+        let assertion = try es256.assert(
+            challenge: challenge, rpId: "example.org", origin: "https://example.org", userHandle: nil, spoil: extensions)
+        let w3cNone = "a363666d74646e6f6e656761747453746d74a068617574684461746158a4bfabc37432958b063360d3ad6461c9c4735ae7"
+            + "f8edd46592a5e0f01452b2e4b559000000008446ccb9ab1db374750b2367ff6f3a1f0020f91f391db4c9b2fde0ea70189cba3fb"
+            + "63f579ba6122b33ad94ff3ec330084be4a5010203262001215820afefa16f97ca9b2d23eb86ccb64098d20db90856062eb249c3"
+            + "3a9b672f26df61225820930a56b87a2fca66334b03458abf879717c12cc68ed73290af2e2664796b9220"
+        return [
+            ("es256-registration", try registration(es256)),
+            ("rs256-registration", try registration(rs256)),
+            ("es256-extensions", try registration(es256, extensions)),
+            ("packed", try registration(es256, packed)),
+            ("es256-assertion-data", assertion.authenticatorData),
+            ("es256-cose-key", es256.coseKey()),
+            ("rs256-cose-key", rs256.coseKey()),
+            ("w3c-none-es256", PasskeyFixtures.hex(w3cNone)),
+            ("tags", PasskeyFixtures.hex(String(repeating: "ca", count: 200) + "00")),
+            ("indefinite", PasskeyFixtures.hex("bf63666d74646e6f6e65ff")),
+            ("deep", PasskeyFixtures.hex(String(repeating: "81", count: 100) + "00")),
+            ("huge-lengths", PasskeyFixtures.hex("a1636b65795bffffffffffffffff")),
+            ("huge-count", PasskeyFixtures.hex("9bffffffffffffffff00")),
+            ("duplicate-keys", PasskeyFixtures.hex("a2636b657901636b657902")),
+            ("floats", PasskeyFixtures.hex("83f93c00fa3f800000fb3ff0000000000000")),
+            ("non-shortest", PasskeyFixtures.hex("a3181801190001020340")),
+        ]
+    }
+
+    /// A finish body as DESIGN.md gives it, with the software authenticator's `credential`.
+    static func passkeyFinish(register: Bool) throws -> String {
+        let authenticator = try SoftwareAuthenticator(algorithm: .es256)
+        let credential = register
+            ? SoftwareAuthenticator.json(
+                try authenticator.register(challenge: FuzzTargets.passkeyChallenge, rpId: "example.org", origin: "https://example.org"))
+            : SoftwareAuthenticator.json(
+                try authenticator.assert(
+                    challenge: FuzzTargets.passkeyChallenge, rpId: "example.org", origin: "https://example.org",
+                    userHandle: [1, 2, 3, 4]))
+        return JSONValue.object([
+            ("action", .string(register ? "register_finish" : "finish")), ("ceremonyId", "Y2VyZW1vbnk"),
+            ("credential", credential),
+        ]).serialized
+    }
+
     static func cgi() throws -> [(String, [UInt8])] {
         func request(_ env: [String], _ body: String) -> [UInt8] {
             Array((env.joined(separator: "\n") + "\n\n" + body).utf8)
@@ -106,6 +165,8 @@ enum FuzzSeeds {
             ("account-update", #"{"action":"update","name":" Grace\tHopper "}"#, session),
             ("sign-out-scope", #"{"scope":"others"}"#, session),
             ("sign-out-session-id", #"{"sessionId":"0123456789abcdef0123456789abcdef","scope":null}"#, session),
+            ("passkey-register-finish", try passkeyFinish(register: true), session),
+            ("passkey-signin-finish", try passkeyFinish(register: false), []),
         ]
         let more = bodies.map { name, body, extra in
             (name, request(post + extra + ["CONTENT_LENGTH=\(body.utf8.count)"], body))

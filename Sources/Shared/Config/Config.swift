@@ -129,6 +129,8 @@ public struct Config: Sendable {
     public var deletion = Deletion(auditKeyFile: nil, revocationBudgetSeconds: 20)
     /// The app's receiver of account events; nil: no events are written.
     public var events: EventReceiver?
+    /// The RP ID and the apps whose passkeys are accepted; nil: no passkeys.
+    public var passkeys: Passkeys?
     /// The files secrets were read from (`firebase.apiKeyFile`, …), by key.
     public var secretFiles: [(key: String, path: String)] = []
 
@@ -176,7 +178,7 @@ public struct Config: Sendable {
 
     /// The sections `Scope.sessionCheck` leaves unread.
     static let sectionsBeyondTheCheck = [
-        "http", "keyCache", "google", "apple", "firebase", "mail", "password", "limits", "deletion",
+        "http", "keyCache", "google", "apple", "firebase", "mail", "password", "limits", "deletion", "passkeys",
     ]
 
     public static func parse(_ bytes: [UInt8], scope: Scope = .everything) throws(ConfigError) -> Config {
@@ -333,6 +335,9 @@ public struct Config: Sendable {
             config.deletion.revocationBudgetSeconds = try r.int("revocationBudgetSeconds", default: 20, range: 1...600)
             config.deletion.ledgerFile = try r.string("ledgerFile")
             try r.rejectUnknown()
+        }
+        if var r = try top.section("passkeys") {
+            config.passkeys = try Passkeys.read(&r)
         }
         if config.apple != nil, config.apple?.mode == .relay, config.firebase == nil {
             throw ConfigError(key: "firebase", reason: "is required when apple.mode is \"relay\"")

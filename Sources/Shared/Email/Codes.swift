@@ -86,10 +86,5 @@ public enum Codes {
         SHA256.hash(ticketHash + Array(code.utf8))
     }
 
-    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count, !a.isEmpty else { return false }
-        var difference: UInt8 = 0
-        for i in a.indices { difference |= a[i] ^ b[i] }
-        return difference == 0
-    }
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool { !a.isEmpty && ConstantTime.equal(a, b) }
 }

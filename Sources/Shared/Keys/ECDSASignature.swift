@@ -1,9 +1,10 @@
-/// JWS carries ES256 signatures as r||s (RFC 7518 section 3.4); OpenSSL verifies DER.
-enum ECDSASignature {
+/// JWS carries ES256 signatures as r||s (RFC 7518 section 3.4); OpenSSL verifies, and WebAuthn
+/// sends, DER.
+public enum ECDSASignature {
     /// `SEQUENCE { INTEGER r, INTEGER s }` from a 64-byte r||s; nil for any other length or a
     /// zero r or s (never valid, and a zero-length INTEGER is not DER). Values at or above the
     /// group order are passed on for OpenSSL to refuse.
-    static func der(fromRaw raw: [UInt8]) -> [UInt8]? {
+    public static func der(fromRaw raw: [UInt8]) -> [UInt8]? {
         guard raw.count == 64, let r = integer(raw[0..<32]), let s = integer(raw[32..<64]) else { return nil }
         // At most 2 * (2 + 33) = 70 content bytes: the short length form always fits.
         return [0x30, UInt8(r.count + s.count)] + r + s
@@ -20,7 +21,7 @@ enum ECDSASignature {
 
     /// The 64-byte r||s of a DER `SEQUENCE { INTEGER r, INTEGER s }` for P-256; nil for anything
     /// else (long lengths, trailing bytes, negative or over-long integers).
-    static func raw(fromDER der: [UInt8]) -> [UInt8]? {
+    public static func raw(fromDER der: [UInt8]) -> [UInt8]? {
         guard der.count >= 2, der[0] == 0x30, Int(der[1]) == der.count - 2 else { return nil }
         var index = 2
         var out: [UInt8] = []
