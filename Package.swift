@@ -35,6 +35,7 @@ let package = Package(
         .executableTarget(name: "session", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "account", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "frontdoor-check", dependencies: ["Shared"], swiftSettings: swiftSettings),
+        .executableTarget(name: "frontdoor-admin", dependencies: ["Shared"], swiftSettings: swiftSettings),
         // The example route of the app behind frontdoor's nginx snippet (make run, tests, bench); links nothing of ours.
         .executableTarget(name: "frontdoor-whoami", swiftSettings: swiftSettings),
         // Loopback stand-ins for Google and friends: used by the tests and by `make run`, never deployed.

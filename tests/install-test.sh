@@ -42,6 +42,7 @@ expect usr/local/libexec/frontdoor/delete-account 755 root:root
 expect usr/local/libexec/frontdoor/session 755 root:root
 expect usr/local/libexec/frontdoor/account 755 root:root
 expect usr/local/sbin/frontdoor-check 755 root:root
+expect usr/local/sbin/frontdoor-admin 755 root:root
 expect etc/nginx/sites-available/frontdoor 644 root:root
 expect etc/nginx/snippets/frontdoor-endpoints.conf 644 root:root
 expect etc/nginx/snippets/frontdoor-fcgiwrap.conf 644 root:root
@@ -178,6 +179,21 @@ check "frontdoor-check finds the protect snippet's internal location" \
     "printf '%s' \"\$out\" | grep -q '✓ nginx: snippets/frontdoor-protect.conf is installed and /_frontdoor/session is an internal location'"
 check "the installed (static) frontdoor-check finds the box's glibc the one it was built with" \
     "printf '%s' \"\$out\" | grep -q '✓ glibc: 2\.'"
+# The installed frontdoor-admin against the same store: counts, a backup, and one account.
+admin="$dest/usr/local/sbin/frontdoor-admin --config $state/config.json"
+stats=$($admin stats 2>&1)
+check "frontdoor-admin stats counts the stack's accounts: $stats" "printf '%s' '$stats' | grep -q '\"accounts\":2,'"
+mkdir -p "$work/backups"
+backup=$($admin backup "$work/backups" --keep 3 2>&1)
+check "frontdoor-admin backup writes a checked snapshot: $backup" \
+    "printf '%s' '$backup' | grep -q '\"path\":\"$work/backups/frontdoor-' && [ \"\$(stat -c %a \"$work\"/backups/frontdoor-*)\" = 600 ]"
+found=$($admin find "$account" 2>&1)
+check "frontdoor-admin find names the signed-in account" "printf '%s' '$found' | grep -q '\"accountId\":\"$account\"'"
+$admin disable "$account" >/dev/null 2>&1
+code=$(curl -s -o /dev/null -w '%{http_code}' "$url/app/whoami" -H "Authorization: Bearer $bearer")
+check "a disabled account's session is refused at the installed door" "[ '$code' = 401 ]"
+$admin frobnicate >/dev/null 2>&1; status=$?
+check "frontdoor-admin answers a usage error with 64" "[ '$status' = 64 ]"
 
 echo "install-test: $passed passed, $failed failed"
 [ "$failed" = 0 ]

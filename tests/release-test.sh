@@ -8,7 +8,7 @@ passed=0 failed=0
 ok() { passed=$((passed + 1)); }
 bad() { failed=$((failed + 1)); echo "release-test: FAIL: $*"; }
 
-for program in signin-google signin-apple signin-email verify-email sign-out delete-account session account frontdoor-check; do
+for program in signin-google signin-apple signin-email verify-email sign-out delete-account session account frontdoor-check frontdoor-admin; do
     path=$bin/$program
     [ -x "$path" ] || { bad "$program: not built"; continue; }
     if ldd "$path" 2>/dev/null | grep -qi swift; then bad "$program links a Swift library: $(ldd "$path" | grep -i swift)"; else ok; fi
@@ -16,8 +16,8 @@ for program in signin-google signin-apple signin-email verify-email sign-out del
     if readelf -lW "$path" | grep -q INTERP; then bad "$program is not a static executable"; else ok; fi
     if readelf -d "$path" | grep -E 'RPATH|RUNPATH' | grep -q "$toolchain_lib"; then bad "$program has a run path into the toolchain"; else ok; fi
     # Hide the toolchain's libraries behind an empty tmpfs in a private mount namespace.
-    if [ "$program" = frontdoor-check ]; then
-        expect="usage: frontdoor-check"
+    if [ "$program" = frontdoor-check ] || [ "$program" = frontdoor-admin ]; then
+        expect="usage: $program"
         cmd="'$path' --help"
     elif [ "$program" = session ]; then
         # Any method is checked; no bearer token is refused before the config is read.

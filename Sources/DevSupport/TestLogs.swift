@@ -46,6 +46,12 @@ public enum TestLogs {
         append(directory + "/stderr.log", bytes + (bytes.last == 0x0A ? [] : [0x0A]))
     }
 
+    /// Syslog lines a test collected in a file of its own, into the record.
+    public static func appendSyslog(_ bytes: [UInt8]) {
+        guard let directory, !bytes.isEmpty else { return }
+        append(directory + "/syslog.log", bytes + (bytes.last == 0x0A ? [] : [0x0A]))
+    }
+
     static func append(_ path: String, _ bytes: [UInt8]) {
         let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return }

@@ -71,9 +71,20 @@ guard arguments.rest.isEmpty else {
     exit(2)
 }
 
+/// The config for --prune, --deliver and --forget-relay-users, which write to the store: never
+/// while a restore holds the door closed (their writes could land in the file it moves aside).
+func writableConfig() throws -> Config {
+    let config = try Config.load(environment: ["AUTH_CONFIG": configPath])
+    if let closed = Door.closedAt(config.databasePath) {
+        print("✗ " + SelfCheck.doorClosedText(config.databasePath, since: closed))
+        exit(1)
+    }
+    return config
+}
+
 if prune {
     do {
-        let config = try Config.load(environment: ["AUTH_CONFIG": configPath])
+        let config = try writableConfig()
         let db = try Database(path: config.databasePath)
         var total: [String: Int] = [:]
         // Bounded batches, so a huge backlog never holds the write lock for long.
@@ -97,7 +108,7 @@ if prune {
 
 if forgetRelayUsers {
     do {
-        let config = try Config.load(environment: ["AUTH_CONFIG": configPath])
+        let config = try writableConfig()
         let done = try SelfCheckRelay.forgetPastWindow(config)
         for line in SelfCheckRelay.lines(done) { print(line) }
         exit(done.ok ? 0 : 1)
@@ -113,7 +124,7 @@ if forgetRelayUsers {
 
 if deliver {
     do {
-        let config = try Config.load(environment: ["AUTH_CONFIG": configPath])
+        let config = try writableConfig()
         guard let events = config.events else {
             print("✗ deliver: events is not configured in \(configPath)")
             exit(1)

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import DevSupport
 import Shared
 import Testing
@@ -78,5 +81,61 @@ import Testing
             #expect(try h.stored(me.sessionId) == nil)
             #expect(try h.check(me.bearer).status == 401)
         }
+    }
+}
+
+/// `frontdoor-admin disable` against sign-ins of the same account (issue 20), each sign-in held
+/// at its risky point: whichever commits first, no session of a disabled account survives.
+extension ConcurrencyTests {
+    /// Held after its token is verified, before its transaction: the disable commits first, and the
+    /// sign-in then finds the account disabled.
+    @Test func aSignInHeldBeforeItsTransactionMeetsTheDisable() throws {
+        let h = try Harness()
+        let me = try h.signedIn("g-race-before", email: "race.before@gmail.com")
+        let held = try HeldRequest.signInGoogle(
+            h, sub: "g-race-before", email: "race.before@gmail.com", holdAt: "identity-verified")
+        try held.waitUntilHeld()
+        let disabled = try h.admin(["disable", me.accountId])
+        #expect(disabled.json["ended"] == 1, "\(disabled.stdout)")
+        let answer = try held.release()
+        #expect(answer.status == 403 && answer.errorCode == "account_disabled", "\(answer.rawBody)")
+        #expect(try h.count("sessions") == 0)
+    }
+
+    /// Held inside its transaction with its session written (the store's write lock held): the
+    /// disable waits for that commit, then ends the session with the others.
+    @Test func aSignInHeldInsideItsTransactionIsEndedByTheDisable() throws {
+        let h = try Harness()
+        let me = try h.signedIn("g-race-inside", email: "race.inside@gmail.com")
+        let held = try HeldRequest.signInGoogle(
+            h, sub: "g-race-inside", email: "race.inside@gmail.com", holdAt: "session-created")
+        try held.waitUntilHeld()
+        let disable = try h.startAdmin(["disable", me.accountId])
+        usleep(300_000)
+        let answer = try held.release()
+        #expect(answer.status == 200, "it committed before the disable could: \(answer.rawBody)")
+        let done = disable.finish()
+        #expect(done.status == 0 && done.json["ended"] == 2, "\(done.json)")
+        let late = try #require(answer.body["sessionToken"]?.stringValue)
+        #expect(try h.check("Bearer \(late)").status == 401)
+        #expect(try h.check(me.bearer).status == 401)
+        #expect(try h.count("sessions") == 0)
+    }
+
+    /// A password login held between its Argon2id check and its transaction: the right password,
+    /// and still no session once the account is disabled.
+    @Test func aLoginHeldAfterItsPasswordCheckMeetsTheDisable() throws {
+        let h = try Harness()
+        let made = try h.register("race.login@example.org", "the racing password")
+        let accountId = try #require(made.body["accountId"]?.stringValue)
+        let body = JSONValue.object([
+            ("action", "login"), ("email", "race.login@example.org"), ("password", "the racing password"),
+        ]).serialized
+        let held = try HeldRequest(h, "signin-email", json: body, holdAt: "login-verified")
+        try held.waitUntilHeld()
+        #expect(try h.admin(["disable", accountId]).status == 0)
+        let answer = try held.release()
+        #expect(answer.status == 403 && answer.errorCode == "account_disabled", "\(answer.rawBody)")
+        #expect(try h.count("sessions") == 0)
     }
 }

@@ -77,6 +77,7 @@ import Testing
         let db = try h.database()
         #expect(try StoreInvariants.violations(db) == [])
         #expect(try StoreInvariants.deletionViolations(db, people.deletions, auditKey: auditKey(h)) == [])
+        #expect(try StoreInvariants.ledgerViolations(db, people.deletions, ledger: h.ledgerLines) == [])
         // A check killed mid-renewal leaves its session as it was or renewed, never ended.
         for token in people.sessions {
             let answer = try h.check("Bearer \(token)")
@@ -327,5 +328,36 @@ extension CrashSafetyTests {
         let answer = try h.check(me.bearer)
         #expect(answer.status == 200)
         #expect(try h.stored(me.sessionId).map { $0.lastUsedAt > aged.lastUsedAt } == true)
+    }
+}
+
+extension CrashSafetyTests {
+    /// Issue 20: a deletion killed between its ledger line and its commit, the person's own and
+    /// the operator's. The account is still there, its line is in the ledger (someone asked for
+    /// it), and the next re-application deletes it the normal way.
+    @Test(arguments: ["person", "operator"])
+    func aDeletionKilledBetweenItsLedgerLineAndItsCommitIsReappliedLater(_ who: String) throws {
+        let h = try Harness()
+        let me = try h.signedIn("g-ledger-killed-\(who)", email: "ledger.killed.\(who)@gmail.com")
+        if who == "person" {
+            let held = try HeldRequest(
+                h, "delete-account", json: "{}", holdAt: "deletion-ledger-written", authorization: me.bearer)
+            try held.waitUntilHeld()
+            #expect(held.kill() == 128 + SIGKILL)
+        } else {
+            let held = try h.startAdmin(["delete", me.accountId], holdAt: "deletion-ledger-written")
+            try held.waitUntilHeld()
+            #expect(held.kill() == 128 + SIGKILL)
+        }
+        #expect(try h.holds(me.accountId), "the commit never happened")
+        #expect(h.ledgerLines.count == 1 && h.ledgerLines.first?.hasSuffix(" \(me.accountId)") == true, "\(h.ledgerLines)")
+        #expect(try h.count("deletion_audit") == 0)
+        #expect(try StoreInvariants.violations(h.database()) == [])
+        let run = try h.admin(["reapply-deletions", h.dir + "/deletions.ledger"])
+        #expect(run.json["deletionsReapplied"] == 1, "\(run.stdout)")
+        #expect(try !h.holds(me.accountId))
+        #expect(try h.count("deletion_audit") == 1)
+        #expect(try h.check(me.bearer).status == 401)
+        #expect(h.ledgerLines.count == 1, "a re-application appends nothing")
     }
 }

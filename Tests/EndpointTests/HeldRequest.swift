@@ -35,10 +35,23 @@ final class HeldRequest {
         (pid, stdoutPath, stderrPath) = (started.pid, started.stdoutPath, started.stderrPath)
     }
 
+    /// A Google sign-in of `sub`, held at `point`.
+    static func signInGoogle(_ h: Harness, sub: String, email: String?, holdAt point: String) throws -> HeldRequest {
+        let token = try h.google.token(sub: sub, email: email)
+        return try HeldRequest(
+            h, "signin-google", json: JSONValue.object([("idToken", .string(token))]).serialized, holdAt: point)
+    }
+
     /// Waits until the process stands at its point. Throws if it ended without getting there.
     func waitUntilHeld() throws {
+        try Self.waitUntilHeld(pid: pid, at: "\(folder)/\(point)", stdoutPath: stdoutPath)
+    }
+
+    /// Waits for `<pause file>.waiting`, made by `TestHooks.pause` in the process `pid`.
+    static func waitUntilHeld(pid: pid_t, at pauseFile: String, stdoutPath: String) throws {
+        let point = pauseFile.split(separator: "/").last.map(String.init) ?? pauseFile
         let deadline = Clock.monotonicMillis() + 60_000
-        while access("\(folder)/\(point).waiting", F_OK) != 0 {
+        while access(pauseFile + ".waiting", F_OK) != 0 {
             var status: Int32 = 0
             if waitpid(pid, &status, WNOHANG) == pid {
                 let out = FileIO.readFile(stdoutPath, limit: 1 << 20) ?? []

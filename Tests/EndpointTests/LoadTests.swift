@@ -11,7 +11,10 @@ import Testing
 /// with a password (registered beforehand; Argon2id costs about 50 ms a request, so they stay a
 /// small share). No 5xx, one account per person, and a busy store never shows. Account events go
 /// to a receiver all the while: each account's `account.created` and each join's `account.linked`
-/// arrive, once or more, and none for anything else.
+/// arrive, once or more, and none for anything else. Half-way, `frontdoor-admin backup` snapshots
+/// the store under the load: it must hold every account answered before it began. After the
+/// load, a few of those people are deleted and the snapshot is restored (issue 20): the store is
+/// then the snapshot less them. `FRONTDOOR_LOAD_BACKUP_DIR` keeps a backup of the filled store.
 /// `FRONTDOOR_LOAD_REQUESTS` (200 in `make test`, 2,000 in `make load`), `FRONTDOOR_LOAD_CONCURRENCY`
 /// (16), `FRONTDOOR_SEED`.
 @Suite struct LoadTests {
@@ -31,6 +34,8 @@ import Testing
         var status = 0
         var millis = 0.0
         var accountId: String?
+        /// When its answer was in (monotonic milliseconds).
+        var answeredAt = 0.0
     }
 
     @Test func mixedSignInsThroughNginx() throws {
@@ -41,7 +46,8 @@ import Testing
         let events = try EventsFixture(world.h, settings: EventsFixture.quick)
         try world.writeConfig([
             ("http", .object([("connectTimeoutSeconds", 2), ("totalTimeoutSeconds", 10)])),
-            ("processLifetimeSeconds", 30),
+            // The restore at the end waits this out: short, yet above the outbound timeout.
+            ("processLifetimeSeconds", 16),
             // The password people are registered from 127.0.0.1, many more than a client may in an hour.
             ("limits", .object([("registrationsPerClientPerHour", 100_000)])),
             events.member,
@@ -75,6 +81,10 @@ import Testing
         let next = Locked(0)
         _ = CurlHTTPClient()  // libcurl's global set-up, once, before the threads
         let url = stack.baseURL
+        let h = world.h
+        let backupDir = h.dir + "/backups"
+        mkdir(backupDir, 0o700)
+        let backup = Locked<(startedAt: Double, run: AdminRun?)>((0, nil))
         let started = Clock.monotonicMillis()
         Workers.run(concurrency) {
             let client = CurlHTTPClient(connectTimeoutSeconds: 5, totalTimeoutSeconds: 60)
@@ -84,6 +94,12 @@ import Testing
                     return n - 1
                 }
                 guard i < total else { return }
+                // One worker takes the backup half-way while the others go on.
+                if i == total / 2 {
+                    let at = Clock.monotonicMillis()
+                    let run = try? h.admin(["backup", backupDir])
+                    backup.withLock { $0 = (at, run) }
+                }
                 let t0 = Clock.monotonicMillis()
                 var outcome = Outcome()
                 if let response = try? client.send(HTTPRequest(
@@ -93,7 +109,8 @@ import Testing
                     outcome.status = response.status
                     outcome.accountId = response.json?["accountId"]?.stringValue
                 }
-                outcome.millis = Clock.monotonicMillis() - t0
+                outcome.answeredAt = Clock.monotonicMillis()
+                outcome.millis = outcome.answeredAt - t0
                 outcomes.withLock { $0[i] = outcome }
             }
         }
@@ -158,6 +175,42 @@ import Testing
               + "(created \(distinct["account.created"]?.count ?? 0), linked \(distinct["account.linked"]?.count ?? 0), "
               + "\(taken.count - distinct.values.map(\.count).reduce(0, +)) twice): \(deliveredByRequests) by the requests' "
               + "own processes, \(waiting) left for frontdoor-check --deliver")
+        try backupAndRoundTrip(h, backup.current, results, total: total)
+    }
+
+    /// The backup taken under the load, then the round trip: some of its people deleted, the
+    /// snapshot restored, the store then the snapshot less them.
+    func backupAndRoundTrip(
+        _ h: Harness, _ backup: (startedAt: Double, run: AdminRun?), _ results: [Outcome], total: Int
+    ) throws {
+        let run = try #require(backup.run, "the backup did not run")
+        #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
+        let snapshot = try #require(run.json["path"]?.stringValue)
+        let held = try BackupTests.accounts(in: snapshot, h)
+        let before = Set(results.filter { $0.status == 200 && $0.answeredAt < backup.startedAt }.compactMap(\.accountId))
+        #expect(before.isSubset(of: held), "answered before the backup began, missing from it: \(before.subtracting(held).count)")
+        let live = try h.count("accounts")
+        print("LoadTests: backup taken at request \(total / 2) of \(total) while the load ran: it holds \(held.count) "
+              + "accounts; \(before.count) were answered before it began, all in it; \(live) accounts after the load")
+        if let keep = getenv("FRONTDOOR_LOAD_BACKUP_DIR").map({ String(cString: $0) }), !keep.isEmpty {
+            let kept = try h.admin(["backup", keep])
+            print("LoadTests: the filled store kept as \(kept.json["path"]?.stringValue ?? kept.stdout)")
+        }
+        let victims = Array(held.sorted().prefix(5))
+        for id in victims {
+            let deleted = try h.admin(["delete", id])
+            #expect(deleted.status == 0, "\(deleted.status) \(deleted.stdout) \(deleted.stderr)")
+        }
+        let afterDeletes = try h.count("accounts")
+        let restored = try h.admin(["restore", snapshot])
+        #expect(restored.status == 0, "\(restored.stdout) \(restored.stderr)")
+        #expect(restored.json["deletionsReapplied"] == .number(Double(victims.count)))
+        let now = Set(try h.database().query("SELECT id FROM accounts").compactMap { $0.text(0) })
+        #expect(now == held.subtracting(victims))
+        #expect(try StoreInvariants.violations(h.database()) == [])
+        print("LoadTests: round trip: \(live) accounts, \(victims.count) deleted by frontdoor-admin -> \(afterDeletes); "
+              + "restore of the \(held.count)-account backup: deletionsReapplied "
+              + "\(restored.json["deletionsReapplied"]?.int64Value ?? -1) -> \(now.count) accounts")
     }
 
     static func password(of person: Person) -> String { "load password of \(person.email)" }

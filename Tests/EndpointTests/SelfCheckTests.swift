@@ -27,6 +27,25 @@ import Testing
         #expect(out.contains("✓ glibc: 2."), "\(out)")
     }
 
+    /// While a restore holds the door closed the store may not be in its place: the check says so
+    /// and opens nothing (opening would make an empty store there).
+    @Test func aClosedDoorIsReportedAndTheStoreIsNotOpened() throws {
+        let h = try Harness()
+        _ = try h.signedIn("g-door-check")
+        _ = try Door.close(h.databasePath, now: Clock.now())
+        for suffix in ["-wal", "-shm", ""] { unlink(h.databasePath + suffix) }
+        let result = try check(h, ["--routes", "ipv4=yes,ipv6=yes", "--timeout", "3"])
+        #expect(result.exitStatus == 1)
+        #expect(result.stdoutText.contains("✗ database \(h.databasePath): the door is closed since"), "\(result.stdoutText)")
+        #expect(result.stdoutText.contains("run frontdoor-admin restore again"))
+        #expect(!Files.exists(h.databasePath))
+        for command in ["--prune", "--deliver", "--forget-relay-users"] {
+            let refused = try check(h, [command])
+            #expect(refused.exitStatus == 1 && refused.stdoutText.contains("the door is closed"), "\(command)")
+        }
+        #expect(!Files.exists(h.databasePath))
+    }
+
     @Test func aKeyEndpointThatNeverAnswersFailsWithinTheTimeout() throws {
         let h = try Harness()
         h.google.server.setHandler { _ in .hang(seconds: 3600) }

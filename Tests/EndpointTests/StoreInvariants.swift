@@ -78,6 +78,20 @@ enum StoreInvariants {
 }
 
 extension StoreInvariants {
+    /// Rule 13: every deletion that committed (the account gone) has its ledger line, synced
+    /// before the commit. A line for an account still there is a deletion killed before it.
+    static func ledgerViolations(
+        _ db: Database, _ deletions: [(accountId: String, answered: Bool)], ledger: [String]
+    ) throws -> [String] {
+        let named = Set(ledger.compactMap { $0.split(separator: " ").last.map(String.init) })
+        var found: [String] = []
+        for (id, _) in deletions {
+            let present = try db.query("SELECT count(*) FROM accounts WHERE id = ?", [.text(id)]).first?.int(0) == 1
+            if !present && !named.contains(id) { found.append("\(id): deleted without its ledger line") }
+        }
+        return found
+    }
+
     /// Account events against the store, after kills (issue 14): `taken` is what the receiver got
     /// (bodies, in arrival order), the outbox what waits. Every account has its `account.created`;
     /// every committed deletion (the account gone, its audit row there) its `account.deleted`;

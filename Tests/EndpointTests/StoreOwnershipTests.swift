@@ -110,7 +110,7 @@ import Testing
         #expect(signedIn.status == 201, "\(signedIn.rawBody)")
         let again = try check(w)
         #expect(again.stdoutText.contains("✓ database files: the database, its WAL, its shared memory, the events hint, "
-            + "the server key owned by \(Self.programs):\(Self.programs), as their folder"), "\(again.stdoutText)")
+            + "the door's lock, the server key owned by \(Self.programs):\(Self.programs), as their folder"), "\(again.stdoutText)")
     }
 
     @Test func theCheckSaysWhenAFileBesideTheDatabaseHasAnotherOwner() throws {

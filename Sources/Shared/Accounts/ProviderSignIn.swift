@@ -12,6 +12,8 @@ public enum ProviderSignIn {
         _ identity: ProviderIdentity, db: Database, config: Config, now: UnixTime, deviceName: String? = nil,
         alongside: () throws(FrontdoorError) -> Void = {}
     ) throws(FrontdoorError) -> SessionBody {
+        // The identity is verified, nothing is written yet: the other race with a disable.
+        TestHooks.pause("identity-verified")
         let decision = try db.transaction { () throws(FrontdoorError) -> Decision in
             let decision = try decide(identity, db: db, config: config, now: now, deviceName: deviceName)
             try alongside()

@@ -20,12 +20,15 @@ public struct SessionBody: Sendable {
 
     public var response: CGIResponse { CGIResponse(status: 200, body: json) }
 
-    /// Reads the account's email and linked providers, for the answer.
+    /// Reads the account's email and linked providers, for the answer. Every session is issued
+    /// through here, inside the transaction that made it: an account the operator disabled throws
+    /// `account_disabled`, which rolls back that session and everything else the sign-in wrote.
     static func load(
         in db: Database, accountId: String, session: Sessions.Issued, created: Bool
     ) throws(FrontdoorError) -> SessionBody {
-        let account = try db.query("SELECT email, password_hash IS NOT NULL FROM accounts WHERE id = ?", [.text(accountId)])
+        let account = try db.query(Events.accountRowSQL, [.text(accountId)])
         guard let row = account.first else { throw .internal("account vanished inside its transaction") }
+        guard row.int(2) == 0 else { throw .accountDisabled }
         var providers = try db.query(
             "SELECT DISTINCT provider FROM identities WHERE account_id = ? ORDER BY provider", [.text(accountId)]
         ).compactMap { $0.text(0) }

@@ -73,15 +73,17 @@ struct LiveSession {
     /// The session, and with `whole` what the body says of its account. Lookups by key rather
     /// than one join: SQLite plans a join (and a correlated subquery) at several times the cost
     /// of these, and this runs before every app request. A session without its account (a row
-    /// deleted by hand with foreign keys off, which the cascade would have taken) is no session;
-    /// an account deleted between the lookups reads as none either.
+    /// deleted by hand with foreign keys off, which the cascade would have taken) is no session,
+    /// nor is one of a disabled account (disabling ended its sessions; this refuses any that a
+    /// sign-in could have slipped in); an account deleted between the lookups reads as none either.
     static func read(
         _ db: Database, tokenHash: [UInt8], now: UnixTime, whole: Bool
     ) throws(FrontdoorError) -> LiveSession? {
         let sessions = try db.query(
             """
             SELECT account_id, session_id, created_at, last_used_at, expires_at FROM sessions
-            WHERE token_hash = ? AND expires_at > ? AND EXISTS (SELECT 1 FROM accounts WHERE id = sessions.account_id)
+            WHERE token_hash = ? AND expires_at > ?
+              AND EXISTS (SELECT 1 FROM accounts WHERE id = sessions.account_id AND disabled_at IS NULL)
             """,
             [.blob(tokenHash), .integer(now)])
         guard let row = sessions.first, let accountId = row.text(0), let sessionId = row.text(1),

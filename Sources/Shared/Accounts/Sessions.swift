@@ -22,13 +22,15 @@ public enum Sessions {
             """,
             [.blob(hash(token)), .text(sessionId), .text(accountId), deviceName.map(SQLValue.text) ?? .null,
              .integer(now), .integer(now), .integer(expiresAt)])
+        // Inside the sign-in's transaction, its write lock held: the race with `frontdoor-admin disable`.
+        TestHooks.pause("session-created")
         return Issued(token: token, sessionId: sessionId, expiresAt: expiresAt)
     }
 
     /// The account of the session behind `token`, or `unauthorized`: the one verdict every endpoint
     /// that takes a bearer gives, the session check's (`SessionPolicy.admits`). A session past
     /// `sessions.maxLifetimeSeconds` is refused even while its stored expiry, written before the cap
-    /// was configured, lies ahead; so is a session whose account is gone.
+    /// was configured, lies ahead; so is a session whose account is gone or disabled.
     public static func accountId(
         in db: Database, token: String?, now: UnixTime, policy: SessionPolicy
     ) throws(FrontdoorError) -> String {

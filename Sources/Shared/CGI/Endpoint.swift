@@ -21,10 +21,24 @@ public enum Endpoint {
         // A ceiling before anything else; replaced by the configured one once the config is read.
         Lifetime.start(seconds: 30)
         let environment = CGIEnvironment.process()
-        let outcome = answer(
+        var outcome = answer(
             name: name, environment: environment, bodyOptional: bodyOptional, readsBody: readsBody,
             precheck: precheck, configScope: configScope, durability: durability, handler: handler)
-        outcome.response.write()
+        if let context = outcome.context, outcome.response.status < 300, context.wroteToStore {
+            // A write is answered 2xx only while no restore has begun (see `Door`).
+            TestHooks.pause("answer-ready")
+            let permit = Door.AnswerPermit(databasePath: context.config.databasePath)
+            if permit.closed {
+                // What it wrote went to the file the restore moves aside: nothing more may follow it.
+                outcome = Outcome(response: CGIResponse(error: Door.closedError), detail: Door.closedError.detail)
+            } else {
+                TestHooks.pause("answer-permitted")
+            }
+            outcome.response.write()
+            permit.release()
+        } else {
+            outcome.response.write()
+        }
         let code = outcome.response.status >= 400 ? (outcome.response.body["error"]?.stringValue ?? "-") : "-"
         FileIO.log(
             "frontdoor endpoint=\(name) status=\(outcome.response.status) error=\(code) ms="
@@ -98,6 +112,10 @@ public enum Endpoint {
         } catch {
             let failure = FrontdoorError.internal(error.description)
             return Outcome(response: CGIResponse(error: failure), detail: error.description, configBroken: true)
+        }
+        // A restore is putting the store back: nothing of this request may touch it.
+        if Door.isClosed(config.databasePath) {
+            return Outcome(response: CGIResponse(error: Door.closedError), detail: Door.closedError.detail)
         }
         Lifetime.start(seconds: config.processLifetimeSeconds)
         let context = RequestContext(

@@ -46,6 +46,9 @@ public final class RequestContext {
     /// Whether this request touched the store (so tidying it afterwards costs no extra open).
     public var usedDatabase: Bool { openedDatabase != nil }
 
+    /// Whether this request may have committed a write to the store (see `Door.AnswerPermit`).
+    public var wroteToStore: Bool { (openedDatabase?.changedRows ?? 0) > 0 }
+
     public func httpClient() -> HTTPClient {
         if let openedHTTPClient { return openedHTTPClient }
         let client = makeHTTPClient(config)

@@ -61,7 +61,7 @@ public struct SelfCheck {
         for (key, path) in config.secretFiles { checkFile(path, what: "secret \(key)", note: note) }
         checkDatabase(config.databasePath, note: note)
         let serverKeyPath = config.deletion.auditKeyFile == nil
-            ? DeletionAudit.directory(of: config.databasePath) + "/" + DeletionAudit.keyFileName : nil
+            ? Files.directory(of: config.databasePath) + "/" + DeletionAudit.keyFileName : nil
         for finding in Self.ownerFindings(databasePath: config.databasePath, serverKeyPath: serverKeyPath) {
             note(finding.ok, finding.text)
         }
@@ -138,6 +138,11 @@ public struct SelfCheck {
     }
 
     private func checkDatabase(_ path: String, note: (Bool, String) -> Void) {
+        // Opening it now could make an empty store where a restore has moved the old one aside.
+        if let closed = Door.closedAt(path) {
+            note(false, Self.doorClosedText(path, since: closed))
+            return
+        }
         do {
             let db = try Database(path: path)
             let version = try db.query("PRAGMA user_version").first?.int(0) ?? -1
@@ -192,6 +197,13 @@ public struct SelfCheck {
         } catch {
             note(false, "\(service.name): no answer (\(error.detail ?? error.message))")
         }
+    }
+
+    /// The finding, and the refusal of the other commands, while a restore holds the door closed.
+    public static func doorClosedText(_ databasePath: String, since: UnixTime) -> String {
+        "database \(databasePath): the door is closed since \(Clock.rfc3339(since)) (\(Door.closedPath(databasePath))): "
+            + "a restore is under way or was interrupted, and every endpoint answers 503; "
+            + "run frontdoor-admin restore again to finish it"
     }
 
     /// nil when a TCP connection to one of `addresses` opens within the timeout, else the reason.

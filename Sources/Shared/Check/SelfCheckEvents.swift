@@ -9,6 +9,12 @@ extension SelfCheck {
     func checkEvents(_ config: Config, note: (Bool, String) -> Void) {
         guard let events = config.events else { return }
         let now = Clock.now()
+        // A closed door (a restore) is reported by the database's finding; its store is left alone.
+        if !Door.isClosed(config.databasePath) { checkOutbox(config, now: now, note: note) }
+        checkReceiver(events, note: note)
+    }
+
+    private func checkOutbox(_ config: Config, now: UnixTime, note: (Bool, String) -> Void) {
         do {
             let backlog = try EventBacklog.read(try Database(path: config.databasePath))
             let alarming = backlog.isAlarming(now: now)
@@ -19,7 +25,6 @@ extension SelfCheck {
         } catch {
             note(false, "events: the outbox cannot be read: \(error.detail ?? error.message)")
         }
-        checkReceiver(events, note: note)
     }
 
     /// The ping's type is none of the account events: a receiver verifies it, answers 2xx and

@@ -4,7 +4,7 @@ extension SelfCheck {
     /// this check or a cron line before the fix, is a file the programs cannot open or change, and
     /// then every request answers 500.
     static func ownerFindings(databasePath: String, serverKeyPath: String?) -> [Finding] {
-        let folderPath = DeletionAudit.directory(of: databasePath)
+        let folderPath = Files.directory(of: databasePath)
         guard let database = StoreFiles.owner(of: databasePath), let folder = StoreFiles.owner(of: folderPath) else {
             return []
         }

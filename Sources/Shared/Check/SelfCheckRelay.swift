@@ -10,7 +10,8 @@ public enum SelfCheckRelay {
         if let firebase = config.firebase, let file = firebase.serviceAccountFile {
             out.append(serviceAccountFinding(file: file, tokenUrl: firebase.oauthTokenUrl))
         }
-        guard let db = try? Database(path: config.databasePath) else { return out }
+        // A closed door (a restore) is reported by the database's finding; its store is left alone.
+        guard !Door.isClosed(config.databasePath), let db = try? Database(path: config.databasePath) else { return out }
         if config.apple?.mode == .relay || config.firebase != nil {
             out += relayUserFindings(db, serviceAccount: config.firebase?.serviceAccountFile != nil)
         }

@@ -89,6 +89,8 @@ public struct Config: Sendable {
         public var auditKeyFile: String?
         /// The time after the answer that revoking may use, capped by `processLifetimeSeconds`.
         public var revocationBudgetSeconds: Int64
+        /// The deletion ledger (rule 13); nil: `deletions.ledger` beside the database.
+        public var ledgerFile: String? = nil
     }
 
     public struct HTTP: Sendable {
@@ -331,6 +333,7 @@ public struct Config: Sendable {
             config.deletion.auditKeyFile = try r.string("auditKeyFile")
             if let file = config.deletion.auditKeyFile { config.secretFiles.append((r.key("auditKeyFile"), file)) }
             config.deletion.revocationBudgetSeconds = try r.int("revocationBudgetSeconds", default: 20, range: 1...600)
+            config.deletion.ledgerFile = try r.string("ledgerFile")
             try r.rejectUnknown()
         }
         if var r = try top.section("passkeys") {

@@ -22,46 +22,109 @@ public enum AccountDeletion {
         let (revocation, plan) = try db.transaction { () throws(FrontdoorError) -> Decided in
             let accountId = try Sessions.accountId(
                 in: db, token: context.request.bearerToken, now: context.now, policy: context.config.sessions)
-            let identities = try db.query(
-                "SELECT provider, subject FROM identities WHERE account_id = ?", [.text(accountId)])
-            let hasPassword = try db.query(
-                "SELECT password_hash IS NOT NULL FROM accounts WHERE id = ?", [.text(accountId)]).first?.int(0) == 1
-            let appleSubjects = identities.filter { $0.text(0) == "apple" }.compactMap { $0.text(1) }
-            let (revocation, plan) = try decide(fresh, appleSubjects: appleSubjects, context: context, db: db)
-
-            var providers = Set(identities.compactMap { $0.text(0) })
-            if hasPassword { providers.insert("password") }
-            try DeletionAudit.record(
-                accountId: accountId, providers: providers, revocation: revocation, revocationId: plan?.id,
-                key: auditKey, db: db, now: context.now)
-            try Events.record(.deleting, accountId: accountId, in: db, config: context.config, now: context.now)
-            // Codes hang off tickets, not the account: they go first, while their tickets still name it.
-            try db.run(
-                """
-                DELETE FROM email_codes WHERE ticket_hash IN (SELECT ticket_hash FROM tickets WHERE account_id = ?)
-                  OR ticket_hash IN (SELECT ticket_hash FROM email_tickets WHERE account_id = ?)
-                """,
-                [.text(accountId), .text(accountId)])
-            // Identities, sessions, join tickets and email tickets go with it (ON DELETE CASCADE).
-            // Rate-limit counters are keyed by a hash and expire with their window (an hour at most).
-            guard try db.run("DELETE FROM accounts WHERE id = ?", [.text(accountId)]) == 1 else {
+            guard let doomed = try Doomed.read(accountId, db: db) else {
                 throw .internal("delete: the session's account was not there")
             }
+            let (revocation, plan) = try decide(fresh, appleSubjects: doomed.appleSubjects, context: context, db: db)
+            try remove(
+                doomed, revocation: revocation, revocationId: plan?.id, ledger: .append, auditKey: auditKey, db: db,
+                config: context.config, now: context.now)
             return (revocation, plan)
         }
-        // secure_delete zeroed the rows in the pages; the checkpoint moves those pages into the file
-        // and empties the WAL, which still held the old ones. It waits for other connections'
-        // reads, so it comes after the answer; one it cannot finish is owed (`checkpointOrOwe`).
         TestHooks.pause("deletion-committed")
         let work = AppleRevocation.AfterAnswer(context: context, plan: plan)
-        context.runAfterAnswer {
-            let done = db.checkpointOrOwe()
-            work.run()
-            // Readers come and go in milliseconds: one more try after the revocation's work.
-            if !done && !db.payOwedCheckpoint() { SysLog.warning("frontdoor endpoint=delete-account checkpoint=owed") }
-        }
+        context.runAfterAnswer { afterCommit(db, work) }
         return CGIResponse(
             status: 200, body: .object([("deleted", true), ("appleRevocation", .string(revocation.rawValue))]))
+    }
+
+    /// What a deletion reads of the account before it goes.
+    struct Doomed {
+        let accountId: String
+        /// Its sign-in methods, for the audit row.
+        let providers: Set<String>
+        let appleSubjects: [String]
+
+        /// nil when there is no such account.
+        static func read(_ accountId: String, db: Database) throws(FrontdoorError) -> Doomed? {
+            let account = try db.query(
+                "SELECT password_hash IS NOT NULL FROM accounts WHERE id = ?", [.text(accountId)])
+            guard let row = account.first else { return nil }
+            let identities = try db.query(
+                "SELECT provider, subject FROM identities WHERE account_id = ?", [.text(accountId)])
+            var providers = Set(identities.compactMap { $0.text(0) })
+            if row.int(0) == 1 { providers.insert("password") }
+            return Doomed(
+                accountId: accountId, providers: providers,
+                appleSubjects: identities.filter { $0.text(0) == "apple" }.compactMap { $0.text(1) })
+        }
+    }
+
+    /// Whether the deletion appends its ledger line, or re-applies one the ledger already has.
+    enum LedgerLine {
+        case append
+        case alreadyThere
+    }
+
+    /// Every deletion, whoever asks for it (the person, the operator, a restore re-applying the
+    /// ledger), inside the caller's transaction: the audit row, the `account.deleted` event, every
+    /// row of the account, and last the ledger line, synced before the caller commits (rule 13).
+    /// A crash between the line and the commit leaves a line for an account someone asked to
+    /// delete, which the next re-application deletes.
+    static func remove(
+        _ doomed: Doomed, revocation: Revocation, revocationId: String?, ledger: LedgerLine, auditKey: [UInt8],
+        db: Database, config: Config, now: UnixTime
+    ) throws(FrontdoorError) {
+        let accountId = doomed.accountId
+        try DeletionAudit.record(
+            accountId: accountId, providers: doomed.providers, revocation: revocation, revocationId: revocationId,
+            key: auditKey, db: db, now: now)
+        try Events.record(.deleting, accountId: accountId, in: db, config: config, now: now)
+        // Codes hang off tickets, not the account: they go first, while their tickets still name it.
+        try db.run(
+            """
+            DELETE FROM email_codes WHERE ticket_hash IN (SELECT ticket_hash FROM tickets WHERE account_id = ?)
+              OR ticket_hash IN (SELECT ticket_hash FROM email_tickets WHERE account_id = ?)
+            """,
+            [.text(accountId), .text(accountId)])
+        // Identities, sessions, join tickets and email tickets go with it (ON DELETE CASCADE).
+        // Rate-limit counters are keyed by a hash and expire with their window (an hour at most).
+        guard try db.run("DELETE FROM accounts WHERE id = ?", [.text(accountId)]) == 1 else {
+            throw .internal("delete: the account was not there")
+        }
+        if ledger == .append {
+            try DeletionLedger.append(
+                accountId: accountId, now: now, path: DeletionLedger.path(config: config),
+                databasePath: config.databasePath)
+            TestHooks.pause("deletion-ledger-written")
+        }
+    }
+
+    /// `frontdoor-admin delete` and a restore's re-application of the ledger: the person's own
+    /// deletion, in its own transaction, without a fresh Apple authorization (`not_requested`).
+    /// False when there is no such account. The caller runs `afterCommit` once it is done.
+    static func deleteForOperator(
+        _ accountId: String, ledger: LedgerLine, auditKey: [UInt8], context: RequestContext
+    ) throws(FrontdoorError) -> Bool {
+        let db = try context.database()
+        return try db.transaction { () throws(FrontdoorError) -> Bool in
+            guard let doomed = try Doomed.read(accountId, db: db) else { return false }
+            try remove(
+                doomed, revocation: doomed.appleSubjects.isEmpty ? .notApplicable : .notRequested, revocationId: nil,
+                ledger: ledger, auditKey: auditKey, db: db, config: context.config, now: context.now)
+            return true
+        }
+    }
+
+    /// After the commit (for the person, after the answer): secure_delete zeroed the rows in the
+    /// pages; the checkpoint moves those pages into the file and empties the WAL, which still held
+    /// the old ones. It waits for other connections' reads; one it cannot finish is owed
+    /// (`checkpointOrOwe`). Then the revocation, if any, and due retries and relay clean-ups.
+    static func afterCommit(_ db: Database, _ work: AppleRevocation.AfterAnswer) {
+        let done = db.checkpointOrOwe()
+        work.run()
+        // Readers come and go in milliseconds: one more try after the revocation's work.
+        if !done && !db.payOwedCheckpoint() { SysLog.warning("frontdoor endpoint=delete-account checkpoint=owed") }
     }
 
     /// Which `appleRevocation` this deletion answers, and the plan when it is `scheduled` (its row

@@ -31,7 +31,7 @@ public enum DeletionAudit {
         if let file = config.deletion.auditKeyFile {
             return try read(file, key: "deletion.auditKeyFile")
         }
-        let path = directory(of: config.databasePath) + "/" + keyFileName
+        let path = Files.directory(of: config.databasePath) + "/" + keyFileName
         if access(path, F_OK) != 0 { try create(path, databasePath: config.databasePath) }
         return try read(path, key: "deletion (generated \(keyFileName))")
     }
@@ -60,11 +60,5 @@ public enum DeletionAudit {
         if link(temporary, path) != 0 && errno != EEXIST {
             throw .internal("audit key: cannot link \(path) (errno \(errno))")
         }
-    }
-
-    static func directory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        let dir = String(path[..<slash])
-        return dir.isEmpty ? "/" : dir
     }
 }

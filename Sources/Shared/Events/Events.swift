@@ -71,14 +71,17 @@ public enum Events {
             db)
     }
 
+    /// The account's email, whether it has a password, and whether it is disabled: one statement
+    /// for `SessionBody.load` and `linkedProviders`, so a sign-in prepares it once for both.
+    static let accountRowSQL = "SELECT email, password_hash IS NOT NULL, disabled_at IS NOT NULL FROM accounts WHERE id = ?"
+
     /// The account's sign-in methods, as the session body lists them. The same SQL text as
     /// `SessionBody.load`, so a sign-in prepares these statements once for both.
     static func linkedProviders(_ accountId: String, _ db: Database) throws(FrontdoorError) -> [String] {
         var providers = try db.query(
             "SELECT provider FROM identities WHERE account_id = ? ORDER BY provider", [.text(accountId)]
         ).compactMap { $0.text(0) }
-        let hasPassword = try db.query(
-            "SELECT email, password_hash IS NOT NULL FROM accounts WHERE id = ?", [.text(accountId)]).first?.int(1) == 1
+        let hasPassword = try db.query(accountRowSQL, [.text(accountId)]).first?.int(1) == 1
         if hasPassword { providers.append("password") }
         // A method once, however many identities of it; no Set: a process's first Set<String>
         // costs ~100 K instructions of run-time type set-up.

@@ -201,6 +201,10 @@ public final class Database {
         }
     }
 
+    /// Rows this connection has inserted, updated or deleted since it opened (rolled-back ones
+    /// included): non-zero means it may have committed a write.
+    public var changedRows: Int { handle.map { Int(sqlite3_total_changes64($0)) } ?? 0 }
+
     /// Finalizes every statement and closes the connection. Further calls throw `internal`.
     public func close() {
         guard let db = handle else { return }

@@ -3,7 +3,7 @@
 enum Migrations {
     static let scripts: [String] = [
         v1, v2, emailCodesAndLimits, accountDeletion, keyedRateLimits, reviewFixes, slidingSessions, relayWindow,
-        eventOutbox, sealedUnderServerKey, outboxHeads, domainKeys,
+        eventOutbox, sealedUnderServerKey, outboxHeads, domainKeys, disabledAccounts,
     ]
 
     /// What a script leaves to Swift, run right after it in the same transaction.
@@ -287,5 +287,11 @@ enum Migrations {
     /// SQL cannot make the key: `AddressRekey.run` rekeys the accounts, after this script.
     static let domainKeys = """
         -- issue 19: the email keys of non-ASCII domains become A-labels (AddressRekey, in Swift)
+        """
+
+    /// Issue 20, the operator's hands (rule 14): an account the operator disabled, and since when.
+    /// NULL for every account that is not; sign-ins and the session check refuse the others.
+    static let disabledAccounts = """
+        ALTER TABLE accounts ADD COLUMN disabled_at INTEGER;
         """
 }

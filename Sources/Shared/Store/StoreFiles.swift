@@ -18,7 +18,7 @@ public enum StoreFiles {
     /// Who files beside `databasePath` belong to: the database's owner, or its folder's while the
     /// database does not exist.
     public static func owner(databasePath: String) -> Owner? {
-        owner(of: databasePath) ?? owner(of: DeletionAudit.directory(of: databasePath))
+        owner(of: databasePath) ?? owner(of: Files.directory(of: databasePath))
     }
 
     static func owner(of path: String) -> Owner? {
@@ -60,12 +60,15 @@ public enum StoreFiles {
     }
 
     /// The files beside `databasePath` that exist, by what they are: the store's own, the events
-    /// hint, the checkpoint marker, and the server key when it lives there.
+    /// hint, the checkpoint marker, the door's lock, the deletion ledger in its default place, and
+    /// the server key when it lives there.
     public static func companions(databasePath: String, serverKeyPath: String?) -> [(what: String, path: String)] {
         var all = [
             ("its WAL", databasePath + "-wal"), ("its shared memory", databasePath + "-shm"),
             ("the events hint", EventHint.path(databasePath: databasePath)),
             ("the checkpoint marker", Database.checkpointOwedPath(databasePath)),
+            ("the door's lock", Door.lockPath(databasePath)),
+            ("the deletion ledger", Files.directory(of: databasePath) + "/" + DeletionLedger.defaultName),
         ]
         if let serverKeyPath { all.append(("the server key", serverKeyPath)) }
         return all.filter { access($0.1, F_OK) == 0 }

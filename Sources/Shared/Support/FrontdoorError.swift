@@ -10,6 +10,7 @@ public struct FrontdoorError: Error, Sendable, CustomStringConvertible {
         case invalidCode = "invalid_code"
         case unauthorized
         case emailNotVerified = "email_not_verified"
+        case accountDisabled = "account_disabled"
         case methodNotAllowed = "method_not_allowed"
         case notFound = "not_found"
         case emailTaken = "email_taken"
@@ -51,7 +52,7 @@ public struct FrontdoorError: Error, Sendable, CustomStringConvertible {
         switch code {
         case .invalidRequest, .invalidTicket: 400
         case .invalidToken, .invalidCredentials, .invalidCode, .unauthorized: 401
-        case .emailNotVerified: 403
+        case .emailNotVerified, .accountDisabled: 403
         case .notFound: 404
         case .methodNotAllowed: 405
         case .emailTaken, .proofRequired: 409
@@ -91,6 +92,12 @@ public struct FrontdoorError: Error, Sendable, CustomStringConvertible {
 
     /// Whether the answer carries `"startOver": true`.
     public var startsOver: Bool { extra.contains { $0.0 == "startOver" && $0.1 == true } }
+
+    /// Any sign-in of an account the operator disabled (rule 14), said only to someone who proved
+    /// they are its person: a wrong password or code is answered as for any account.
+    public static var accountDisabled: FrontdoorError {
+        FrontdoorError(.accountDisabled, "This account is disabled. Please contact the app's support.")
+    }
 
     public static func `internal`(_ detail: String) -> FrontdoorError {
         FrontdoorError(.internal, "Something went wrong on our side.", detail: detail)
