@@ -34,6 +34,8 @@ let package = Package(
         .executableTarget(name: "delete-account", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "session", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "account", dependencies: ["Shared"], swiftSettings: swiftSettings),
+        .executableTarget(name: "apple-notify", dependencies: ["Shared"], swiftSettings: swiftSettings),
+        .executableTarget(name: "google-risc", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "frontdoor-check", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "frontdoor-admin", dependencies: ["Shared"], swiftSettings: swiftSettings),
         // The example route of the app behind frontdoor's nginx snippet (make run, tests, bench); links nothing of ours.

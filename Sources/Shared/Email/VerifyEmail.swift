@@ -26,8 +26,8 @@ public enum VerifyEmail {
         let now = context.now
         let code = try Codes.generate()
         let secret = try context.rateLimitSecret()
-        let (pending, email, limits) = try db.transaction {
-            () throws(FrontdoorError) -> (PendingTicket, String, [RateLimits.Limit]) in
+        let (pending, email, limits, stopped) = try db.transaction {
+            () throws(FrontdoorError) -> (PendingTicket, String, [RateLimits.Limit], Bool) in
             let pending = try PendingTicket.find(ticket, db: db, now: now)
             let accountId: String
             switch pending {
@@ -46,10 +46,16 @@ public enum VerifyEmail {
             }
             let limits = context.config.limits.mail(to: email, secret: secret)
             try RateLimits.hit(limits, db: db, now: now)
-            return (pending, email, limits)
+            return (pending, email, limits, try ProviderEventStore.mailStopped(accountId, db: db))
         }
         do {
-            try mailer.send(.code(code, to: email, purpose: "to confirm your email address"), now: now)
+            // A provider stopped mail to this address: everything else happens, and the answer is
+            // the same, so it tells nobody which addresses that is.
+            if stopped {
+                syslog("code not mailed: the address is stopped by a provider's event", warning: true)
+            } else {
+                try mailer.send(.code(code, to: email, purpose: "to confirm your email address"), now: now)
+            }
         } catch {
             try db.transaction { () throws(FrontdoorError) in try RateLimits.refund(limits, db: db, now: now) }
             throw error
