@@ -78,6 +78,7 @@ public struct SelfCheck {
             checkService(service, note: note)
         }
         checkEvents(config, note: note)
+        checkProviderEvents(config, note: note)
         return findings
     }
 
