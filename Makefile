@@ -31,7 +31,7 @@ PREFIX ?= /usr/local
 SYSCONFDIR ?= /etc
 LOCALSTATEDIR ?= /var
 RUN_USER ?= www-data
-ENDPOINTS := signin-google signin-apple signin-email verify-email sign-out delete-account session account
+ENDPOINTS := signin-google signin-apple signin-email verify-email sign-out delete-account session account apple-notify google-risc
 
 .PHONY: deps build release static-libstdcxx release-flags test run stop clean bench install fuzz fuzz-seeds sanitize load crash symbol-order
 # Everything the tests' processes wrote, and the secrets the tests used: scanned after make test.

@@ -50,6 +50,7 @@ let package = Package(
         .executableTarget(name: "fuzz-jwks", dependencies: ["FuzzTargets"], path: "Fuzz/Sources/fuzz-jwks"),
         .executableTarget(name: "fuzz-cgi", dependencies: ["FuzzTargets"], path: "Fuzz/Sources/fuzz-cgi"),
         .executableTarget(name: "fuzz-cbor", dependencies: ["FuzzTargets"], path: "Fuzz/Sources/fuzz-cbor"),
+        .executableTarget(name: "fuzz-events", dependencies: ["FuzzTargets"], path: "Fuzz/Sources/fuzz-events"),
         .testTarget(
             name: "SharedTests", dependencies: ["Shared", "DevSupport", "FuzzTargets"], swiftSettings: swiftSettings),
         .testTarget(name: "EndpointTests", dependencies: ["Shared", "DevSupport"], swiftSettings: swiftSettings),

@@ -8,7 +8,7 @@ passed=0 failed=0
 ok() { passed=$((passed + 1)); }
 bad() { failed=$((failed + 1)); echo "release-test: FAIL: $*"; }
 
-for program in signin-google signin-apple signin-email verify-email sign-out delete-account session account frontdoor-check frontdoor-admin; do
+for program in signin-google signin-apple signin-email verify-email sign-out delete-account session account apple-notify google-risc frontdoor-check frontdoor-admin; do
     path=$bin/$program
     [ -x "$path" ] || { bad "$program: not built"; continue; }
     if ldd "$path" 2>/dev/null | grep -qi swift; then bad "$program links a Swift library: $(ldd "$path" | grep -i swift)"; else ok; fi
