@@ -160,7 +160,7 @@ symbol-order: release
 	scripts/symbol-order
 
 # Hostile input and faults (README, "Hostile input and faults").
-# libFuzzer on the token, key-set, CGI and CBOR parsers, FUZZ_SECONDS (60) each; crashes in var/fuzz/crashes/.
+# libFuzzer on the token, key-set, CGI, CBOR and provider-event parsers, FUZZ_SECONDS (60) each; crashes in var/fuzz/crashes/.
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz
 
