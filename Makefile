@@ -4,7 +4,11 @@ SWIFT ?= swift
 VAR := $(CURDIR)/var
 PORT ?= 8080
 DEV_PORT ?= 8081
-APT_PACKAGES := libssl-dev libsqlite3-dev libcurl4-openssl-dev libsodium-dev pkg-config nginx fcgiwrap curl binutils python3
+# SQLite is built from Debian's source package by scripts/sqlite-deps (docs/sqlite.md): curl
+# fetches it, gpgv and the keyring check unstable's index when the pin is gone, xz-utils and
+# patch unpack it, gcc and make build it.
+APT_PACKAGES := libssl-dev libcurl4-openssl-dev libsodium-dev pkg-config nginx fcgiwrap curl binutils python3 \
+    gcc make patch xz-utils gpgv debian-archive-keyring
 # A position-dependent executable: the dynamic loader then has 361 relocations to apply instead of
 # 37,000 (measured: a refused request's exec 4.5 -> 3.0 ms, peak RSS 7.9 -> 6.5 MiB). And libstdc++
 # from GCC's archive: the toolchain's static link line asks for -lstdc++ before the Swift runtime
@@ -38,7 +42,8 @@ ENDPOINTS := signin-google signin-apple signin-email verify-email sign-out delet
 LOG_DIR := $(VAR)/test-logs
 FUZZ_SECONDS ?= 60
 
-# Installs the Debian packages the build and the tests need, when root and when missing.
+# Installs the Debian packages the build and the tests need, when root and when missing, and
+# builds the SQLite frontdoor links (.build/sqlite/current; reused until deps/ changes).
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
 	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
@@ -51,6 +56,7 @@ deps:
 	        echo "missing Debian packages:$$missing (run as root or: sudo apt-get install$$missing)" >&2; exit 1; \
 	    fi; \
 	fi
+	@scripts/sqlite-deps
 
 build: deps
 	$(SWIFT) build --build-tests
