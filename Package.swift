@@ -50,8 +50,11 @@ let package = Package(
         .executableTarget(name: "fuzz-jws", dependencies: ["FuzzTargets"], path: "Fuzz/Sources/fuzz-jws"),
         .executableTarget(name: "fuzz-jwks", dependencies: ["FuzzTargets"], path: "Fuzz/Sources/fuzz-jwks"),
         .executableTarget(name: "fuzz-cgi", dependencies: ["FuzzTargets"], path: "Fuzz/Sources/fuzz-cgi"),
+        // Tests only: a VFS that holds a checkpoint where the WAL-reset bug needs it (WALResetRaceTests).
+        .target(name: "CSQLitePause"),
         .testTarget(
-            name: "SharedTests", dependencies: ["Shared", "DevSupport", "FuzzTargets"], swiftSettings: swiftSettings),
+            name: "SharedTests", dependencies: ["Shared", "DevSupport", "FuzzTargets", "CSQLitePause"],
+            swiftSettings: swiftSettings),
         .testTarget(name: "EndpointTests", dependencies: ["Shared", "DevSupport"], swiftSettings: swiftSettings),
     ]
 )
