@@ -11,10 +11,12 @@ import Testing
 /// reset and copies nothing. The checkpoint is held at that moment by the pausing VFS (CSQLitePause).
 @Suite struct WALResetRaceTests {
     @Test func aCheckpointRacingAWALResetLosesNoCommit() throws {
-        try #require(frontdoor_pause_register() == SQLITE_OK)
         try withStoreDirectory { dir in
             let path = dir.databasePath
+            // A Database first: registering a VFS initialises SQLite, after which the process's
+            // set-up (memory statistics off, StoreOpenTests) could no longer be made.
             let writer = try Database(path: path)
+            try #require(frontdoor_pause_register() == SQLITE_OK)
             try writer.run("CREATE TABLE rows (id INTEGER PRIMARY KEY, data BLOB NOT NULL) STRICT")
             // The second checkpoint's connection, on the pausing VFS, has read the store once.
             var opened: OpaquePointer?
