@@ -4,7 +4,11 @@ SWIFT ?= swift
 VAR := $(CURDIR)/var
 PORT ?= 8080
 DEV_PORT ?= 8081
-APT_PACKAGES := libssl-dev libsqlite3-dev libcurl4-openssl-dev libsodium-dev pkg-config nginx fcgiwrap curl binutils python3
+# SQLite is built from Debian's source package by scripts/sqlite-deps (docs/sqlite.md): curl
+# fetches it, gpgv and the keyring check unstable's index when the pin is gone, xz-utils and
+# patch unpack it, gcc and make build it.
+APT_PACKAGES := libssl-dev libcurl4-openssl-dev libsodium-dev pkg-config nginx fcgiwrap curl binutils python3 \
+    gcc make patch xz-utils gpgv debian-archive-keyring
 # A position-dependent executable: the dynamic loader then has 361 relocations to apply instead of
 # 37,000 (measured: a refused request's exec 4.5 -> 3.0 ms, peak RSS 7.9 -> 6.5 MiB). And libstdc++
 # from GCC's archive: the toolchain's static link line asks for -lstdc++ before the Swift runtime
@@ -33,12 +37,14 @@ LOCALSTATEDIR ?= /var
 RUN_USER ?= www-data
 ENDPOINTS := signin-google signin-apple signin-email verify-email sign-out delete-account session account
 
-.PHONY: deps build release static-libstdcxx release-flags test run stop clean bench install fuzz fuzz-seeds sanitize load crash symbol-order
+.PHONY: deps build release static-libstdcxx release-flags test run stop clean bench install fuzz fuzz-seeds sanitize load crash symbol-order \
+    wal-stress
 # Everything the tests' processes wrote, and the secrets the tests used: scanned after make test.
 LOG_DIR := $(VAR)/test-logs
 FUZZ_SECONDS ?= 60
 
-# Installs the Debian packages the build and the tests need, when root and when missing.
+# Installs the Debian packages the build and the tests need, when root and when missing, and
+# builds the SQLite frontdoor links (.build/sqlite/current; reused until deps/ changes).
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
 	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
@@ -51,6 +57,7 @@ deps:
 	        echo "missing Debian packages:$$missing (run as root or: sudo apt-get install$$missing)" >&2; exit 1; \
 	    fi; \
 	fi
+	@scripts/sqlite-deps
 
 build: deps
 	$(SWIFT) build --build-tests
@@ -193,3 +200,9 @@ load: build release
 crash: build
 	FRONTDOOR_BIN_DIR="$$($(SWIFT) build --show-bin-path)" FRONTDOOR_ROOT="$(CURDIR)" \
 	    FRONTDOOR_KILLS=$${FRONTDOOR_KILLS:-600} $(SWIFT) test --skip-build --filter CrashSafetyTests
+
+# Writers and checkpoints on one WAL store, SIGKILLed at seeded random moments, for 300 s (make
+# test runs 15; docs/sqlite.md); FRONTDOOR_SEED replays one.
+wal-stress: build
+	FRONTDOOR_BIN_DIR="$$($(SWIFT) build --show-bin-path)" FRONTDOOR_ROOT="$(CURDIR)" \
+	    FRONTDOOR_WAL_STRESS_SECONDS=$${FRONTDOOR_WAL_STRESS_SECONDS:-300} $(SWIFT) test --skip-build --filter WALStressTests
