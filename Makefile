@@ -5,6 +5,9 @@ VAR := $(CURDIR)/var
 PORT ?= 8080
 DEV_PORT ?= 8081
 APT_PACKAGES := libssl-dev libsqlite3-dev libcurl4-openssl-dev libsodium-dev pkg-config nginx fcgiwrap curl binutils python3
+# The servers the PostgreSQL tests start under a folder of their own (scripts/pg-stack): installed
+# without the cluster and the pgbouncer service Debian would otherwise create and start.
+PG_PACKAGES := postgresql pgbouncer
 # A position-dependent executable: the dynamic loader then has 361 relocations to apply instead of
 # 37,000 (measured: a refused request's exec 4.5 -> 3.0 ms, peak RSS 7.9 -> 6.5 MiB). And libstdc++
 # from GCC's archive: the toolchain's static link line asks for -lstdc++ before the Swift runtime
@@ -39,14 +42,30 @@ LOG_DIR := $(VAR)/test-logs
 FUZZ_SECONDS ?= 60
 
 # Installs the Debian packages the build and the tests need, when root and when missing.
+# PostgreSQL: postgresql-common first, whose createcluster.conf is then told not to make the
+# `main` cluster; the servers' packages after it, with service starts refused for that one
+# install (policy-rc.d, unless the machine has its own), so no PostgreSQL or pgbouncer is left running.
 deps:
-	@missing=""; for p in $(APT_PACKAGES); do \
+	@missing=""; for p in $(APT_PACKAGES) $(PG_PACKAGES); do \
 	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 	    if [ "$$(id -u)" = 0 ]; then \
 	        echo "installing:$$missing"; \
-	        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing </dev/null; \
+	        apt-get update -qq || exit 1; \
+	        apt_install() { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$$@" </dev/null; }; \
+	        plain=""; servers=""; for p in $$missing; do \
+	            case " $(PG_PACKAGES) " in *" $$p "*) servers="$$servers $$p" ;; *) plain="$$plain $$p" ;; esac; \
+	        done; \
+	        if [ -n "$$plain" ]; then apt_install $$plain || exit 1; fi; \
+	        if [ -n "$$servers" ]; then \
+	            apt_install postgresql-common || exit 1; \
+	            pg_conftool /etc/postgresql-common/createcluster.conf set create_main_cluster false || exit 1; \
+	            policy=""; if [ ! -e /usr/sbin/policy-rc.d ]; then \
+	                policy=/usr/sbin/policy-rc.d; printf '#!/bin/sh\nexit 101\n' >$$policy; chmod 755 $$policy; \
+	            fi; \
+	            apt_install $$servers; status=$$?; [ -z "$$policy" ] || rm -f $$policy; [ $$status = 0 ] || exit 1; \
+	        fi; \
 	    else \
 	        echo "missing Debian packages:$$missing (run as root or: sudo apt-get install$$missing)" >&2; exit 1; \
 	    fi; \
