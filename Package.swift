@@ -15,11 +15,13 @@ let package = Package(
         .systemLibrary(name: "CSystem"),
         // libcurl's headers (libcurl4-openssl-dev) at build time; the library is dlopen()ed (loader.c).
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl")]),
+        // libpq's header (libpq-dev); the library is dlopen()ed (loader.c): candidate (a) of issue 22.
+        .target(name: "CPQ", linkerSettings: [.linkedLibrary("dl")]),
         // libsodium-dev's headers; its archive is linked into Shared below, like libcrypto's.
         .systemLibrary(name: "CSodium"),
         .target(
             name: "Shared",
-            dependencies: ["COpenSSL", "CSQLite", "CCurl", "CSystem", "CSodium"],
+            dependencies: ["COpenSSL", "CSQLite", "CCurl", "CPQ", "CSystem", "CSodium"],
             swiftSettings: swiftSettings,
             // Debian's -dev packages ship the archives: linked in, they cost no loading or symbol
             // binding at start-up. The module maps have no `link` line, so the shared libraries
@@ -35,6 +37,8 @@ let package = Package(
         .executableTarget(name: "session", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "account", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "frontdoor-check", dependencies: ["Shared"], swiftSettings: swiftSettings),
+        // make bench's PostgreSQL probe: one SELECT through the store's client, as a CGI program.
+        .executableTarget(name: "pg-probe", dependencies: ["Shared"], swiftSettings: swiftSettings),
         // The example route of the app behind frontdoor's nginx snippet (make run, tests, bench); links nothing of ours.
         .executableTarget(name: "frontdoor-whoami", swiftSettings: swiftSettings),
         // Loopback stand-ins for Google and friends: used by the tests and by `make run`, never deployed.
