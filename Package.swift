@@ -15,13 +15,11 @@ let package = Package(
         .systemLibrary(name: "CSystem"),
         // libcurl's headers (libcurl4-openssl-dev) at build time; the library is dlopen()ed (loader.c).
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl")]),
-        // libpq's header (libpq-dev); the library is dlopen()ed (loader.c): candidate (a) of issue 22.
-        .target(name: "CPQ", linkerSettings: [.linkedLibrary("dl")]),
         // libsodium-dev's headers; its archive is linked into Shared below, like libcrypto's.
         .systemLibrary(name: "CSodium"),
         .target(
             name: "Shared",
-            dependencies: ["COpenSSL", "CSQLite", "CCurl", "CPQ", "CSystem", "CSodium"],
+            dependencies: ["COpenSSL", "CSQLite", "CCurl", "CSystem", "CSodium"],
             swiftSettings: swiftSettings,
             // Debian's -dev packages ship the archives: linked in, they cost no loading or symbol
             // binding at start-up. The module maps have no `link` line, so the shared libraries

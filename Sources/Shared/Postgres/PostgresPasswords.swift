@@ -24,6 +24,8 @@ enum PostgresPasswords {
 struct SCRAMClient {
     let password: [UInt8]
     let clientNonce: String
+    /// Empty as PostgreSQL wants it; RFC 7677's test vector names its user.
+    let user: String
     private(set) var expectedServerSignature: [UInt8] = []
 
     /// Passwords in printable ASCII or with control characters are used as they are, which is what
@@ -34,6 +36,7 @@ struct SCRAMClient {
             throw PostgresError(.authentication, "SCRAM with a password outside ASCII is not supported (SASLprep)")
         }
         self.password = Array(password.utf8)
+        user = ""
         do {
             clientNonce = SCRAMClient.base64(try SecureRandom.bytes(18))
         } catch {
@@ -41,13 +44,14 @@ struct SCRAMClient {
         }
     }
 
-    /// For the RFC's test vectors: a fixed nonce.
-    init(password: String, nonce: String) {
+    /// For the RFC's test vector: a fixed nonce and a user name.
+    init(password: String, nonce: String, user: String) {
         self.password = Array(password.utf8)
         clientNonce = nonce
+        self.user = user
     }
 
-    var clientFirstBare: String { "n=,r=" + clientNonce }
+    var clientFirstBare: String { "n=" + user + ",r=" + clientNonce }
     var initialResponse: [UInt8] { Array(("n,," + clientFirstBare).utf8) }
 
     /// The client-final-message for the server-first-message, keeping the signature the server

@@ -4,8 +4,8 @@ import Glibc
 
 /// What `pg-probe` does (docs/performance.md, PostgreSQL): a CGI program as small as an endpoint
 /// can be that still reaches the store. It reads the URI from the first line of the file
-/// `AUTH_CONFIG` names, connects, selects one row by a bound key and answers it as JSON. Named
-/// `pg-probe-libpq` it goes through libpq instead of this client, for the comparison.
+/// `AUTH_CONFIG` names, connects, selects one row by a bound key and answers it as JSON. (At
+/// commit 0dc4b98 it could go through libpq instead, for the client decision.)
 public enum PostgresProbe {
     public static func main() {
         var answer = "Status: 500 Internal Server Error\r\nContent-Type: application/json\r\n\r\n{\"error\":\"internal\"}\n"
@@ -17,17 +17,10 @@ public enum PostgresProbe {
             FileIO.log("pg-probe: no URI in the file AUTH_CONFIG names")
             return
         }
-        let viaLibpq = CommandLine.arguments.first?.hasSuffix("libpq") == true
-        let sql = "SELECT id, token FROM probe WHERE id = $1"
         do throws(PostgresError) {
-            let rows: [Row]
-            if viaLibpq {
-                rows = try LibpqConnection(url).query(sql, [.integer(1)])
-            } else {
-                let connection = try PostgresConnection(url)
-                rows = try connection.query(sql, [.integer(1)]).rows
-                connection.close()
-            }
+            let connection = try PostgresConnection(url)
+            let rows = try connection.query("SELECT id, token FROM probe WHERE id = $1", [.integer(1)]).rows
+            connection.close()
             guard let row = rows.first, let token = row.text(1) else {
                 FileIO.log("pg-probe: no row")
                 return
