@@ -178,9 +178,24 @@ public final class PostgresConnection {
             guard let tag else { throw violation("ReadyForQuery before the statement completed") }
             return PostgresResult(columns: columns.map(\.name), rows: rows, command: tag)
         } catch {
-            if error.kind != .server || error.endsConnection { fail(error) }
-            throw error
+            if error.kind == .server && !error.endsConnection { throw error }
+            // A server that ended the connection said why first (57P01 for an operator's
+            // shutdown, pgbouncer's 08P01): that reason is worth more than "connection lost".
+            let reported = error.kind == .connectionLost ? (lastWords() ?? error) : error
+            fail(reported)
+            throw reported
         }
+    }
+
+    /// An ErrorResponse that arrived before the connection broke, if one did.
+    private func lastWords() -> PostgresError? {
+        socket.drain(into: &framer)
+        while let frame = try? framer.next() {
+            if case .errorResponse(let fields)? = try? BackendMessage.decode(type: frame.type, body: frame.body) {
+                return PostgresError(server: fields)
+            }
+        }
+        return nil
     }
 
     private func violation(_ what: String) -> PostgresError {
@@ -212,18 +227,22 @@ public final class PostgresConnection {
     /// and close.
     private func fail(_ error: PostgresError) {
         failure = error
-        socket.close()
+        // Before the close: pgbouncer forwards a cancel only for a client it still has.
         if error.kind == .timedOut { cancelRunningStatement() }
+        socket.close()
     }
 
     /// A CancelRequest on a new connection (PostgreSQL docs, "Canceling Requests in Progress"),
-    /// within a second; the server may or may not act on it.
+    /// waiting at most a second for the server to close that connection, which it does once it has
+    /// passed the request on; the server may or may not act on it.
     private func cancelRunningStatement() {
         guard let key = backendKey else { return }
         let deadline = Clock.monotonicMillis() + 1000
         guard let other = try? PostgresSocket(url.address, deadline: deadline) else { return }
-        try? other.write(PostgresFrontend.cancelRequest(processID: key.processID, secretKey: key.secretKey), deadline: deadline)
-        other.close()
+        defer { other.close() }
+        guard (try? other.write(PostgresFrontend.cancelRequest(processID: key.processID, secretKey: key.secretKey), deadline: deadline)) != nil else { return }
+        var ignored = PostgresFramer(maxMessageBytes: 4096)
+        while (try? other.read(into: &ignored, deadline: deadline)) != nil {}
     }
 
     private func logIn(deadline: Double) throws(PostgresError) {

@@ -3,7 +3,8 @@ import Glibc
 #endif
 
 /// A non-blocking stream socket to the server, where every wait (connect, each write, each read)
-/// is a `poll` bounded by the caller's deadline. Closed in deinit on every path.
+/// is a `poll` bounded by the caller's deadline. A failed connect closes it; after that its owner
+/// closes it (`close`, or deinit on every path).
 final class PostgresSocket {
     private var fd: Int32
     private var chunk = [UInt8](repeating: 0, count: 16 * 1024)
@@ -121,7 +122,7 @@ final class PostgresSocket {
                 try wait(POLLOUT, deadline: deadline, what: "writing")
                 continue
             }
-            close()
+            // Left open: the server's last words (a FATAL error) may still wait to be read.
             throw PostgresError(.connectionLost, "writing: \(Self.name(error))")
         }
     }
@@ -135,35 +136,36 @@ final class PostgresSocket {
                 chunk.withUnsafeBytes { framer.append(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
                 return
             }
-            if n == 0 {
-                close()
-                throw PostgresError(.connectionLost, "the server closed the connection")
-            }
+            if n == 0 { throw PostgresError(.connectionLost, "the server closed the connection") }
             let error = errno
             if error == EINTR { continue }
             if error == EAGAIN || error == EWOULDBLOCK {
                 try wait(POLLIN, deadline: deadline, what: "waiting for the server")
                 continue
             }
-            close()
             throw PostgresError(.connectionLost, "reading: \(Self.name(error))")
+        }
+    }
+
+    /// Appends whatever has already arrived to `framer`, without waiting.
+    func drain(into framer: inout PostgresFramer) {
+        guard fd >= 0 else { return }
+        while framer.pendingBytes < framer.maxMessageBytes {
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return }
+            chunk.withUnsafeBytes { framer.append(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
         }
     }
 
     private func wait(_ events: Int32, deadline: Double, what: String) throws(PostgresError) {
         while true {
             let left = deadline - Clock.monotonicMillis()
-            guard left > 0 else {
-                close()
-                throw PostgresError(.timedOut, "\(what): no answer in time")
-            }
+            guard left > 0 else { throw PostgresError(.timedOut, "\(what): no answer in time") }
             var poller = pollfd(fd: fd, events: Int16(events), revents: 0)
             let ready = poll(&poller, 1, Int32(min(left.rounded(.up), Double(Int32.max))))
             if ready > 0 { return }
-            if ready < 0 && errno != EINTR {
-                close()
-                throw PostgresError(.connectionLost, "\(what): poll errno \(errno)")
-            }
+            if ready < 0 && errno != EINTR { throw PostgresError(.connectionLost, "\(what): poll errno \(errno)") }
         }
     }
 
