@@ -130,6 +130,7 @@ import Glibc
         defer { admin.close() }
         let role = PostgresServers.tableName("pw")
         let password = Hex.encode(try SecureRandom.bytes(12)) + "'\\ x"
+        TestLogs.register(password)
         let literal = password.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''")
         try admin.begin()
         if group == "frontdoor_md5" { try admin.run("SET LOCAL password_encryption = 'md5'") }
@@ -163,6 +164,28 @@ import Glibc
             Issue.record("no password logged in")
         } catch {
             #expect(error.kind == .authentication)
+        }
+    }
+
+    /// A unique key's value never reaches a log: not the error's description, and not PostgreSQL's
+    /// own log (`log_error_verbosity = terse` drops the DETAIL that quotes it; make test scans it).
+    @Test func aUniqueViolationQuotesNoValue() throws {
+        let connection = try PostgresConnection(try PostgresServers.shared().bouncer)
+        defer { connection.close() }
+        let table = PostgresServers.tableName("unique")
+        try connection.run("CREATE TABLE \(table) (email_key text PRIMARY KEY)")
+        defer { _ = try? connection.run("DROP TABLE \(table)") }
+        let email = "ada.\(Hex.encode(try SecureRandom.bytes(4)))@example.com"
+        TestLogs.register(email)
+        try connection.run("INSERT INTO \(table) VALUES ($1)", [.text(email)])
+        do {
+            try connection.run("INSERT INTO \(table) VALUES ($1)", [.text(email)])
+            Issue.record("a duplicate key went in")
+        } catch {
+            #expect(error.sqlstate == "23505")
+            #expect(error.constraint == "\(table)_pkey")
+            #expect(!error.description.contains(email))
+            #expect(!error.frontdoorError.description.contains(email))
         }
     }
 

@@ -119,6 +119,7 @@ import Glibc
         let pair = try PostgresServers.start(in: dir)
         defer {
             PostgresServers.stop(dir)
+            PostgresServers.recordLogs(dir)
             ChildProcess.removeTree(dir)
         }
         /// Runs a long statement through `url` on one thread while the other kills `victim(pid of

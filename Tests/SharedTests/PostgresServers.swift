@@ -61,6 +61,7 @@ enum PostgresServers {
             atexit {
                 if let dir = PostgresServers.ownedFolder.withLock({ $0 }) {
                     PostgresServers.stop(dir)
+                    PostgresServers.recordLogs(dir)
                     ChildProcess.removeTree(dir)
                 }
             }
@@ -94,6 +95,14 @@ enum PostgresServers {
         _ = try? ChildProcess.run(
             "/bin/bash", arguments: [root + "/scripts/pg-stack", "stop", dir],
             environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"], workDir: "/tmp")
+    }
+
+    /// PostgreSQL's and pgbouncer's logs into the record the log scan reads (make test does this
+    /// for the pair it started).
+    static func recordLogs(_ dir: String) {
+        for name in ["postgres.log", "pgbouncer.log"] {
+            if let log = FileIO.readFile(dir + "/" + name, limit: 64 << 20) { TestLogs.appendOutput(log) }
+        }
     }
 
     static func makeTemporaryFolder() -> String {
