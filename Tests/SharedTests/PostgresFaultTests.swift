@@ -9,30 +9,27 @@ import Glibc
 /// within a bound at least ten times below the failure it guards against (a statement that would
 /// sleep two minutes), and the client never hangs.
 @Suite struct PostgresFaultTests {
-    /// The pid of the backend running a statement that contains `marker`, once it runs (within 10 s).
-    static func backendRunning(_ marker: String, admin: PostgresConnection) throws -> Int32? {
+    /// `probe`'s first non-nil answer, asking every 20 ms for up to 10 s.
+    static func within10Seconds<T>(_ probe: () throws -> T?) rethrows -> T? {
         let deadline = Clock.monotonicMillis() + 10_000
         while Clock.monotonicMillis() < deadline {
-            let rows = try admin.query(
-                "SELECT pid FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid() AND strpos(query, $1) > 0",
-                [.text(marker)]).rows
-            if let pid = rows.first?.int(0) { return Int32(pid) }
+            if let answer = try probe() { return answer }
             usleep(20_000)
         }
         return nil
     }
 
-    /// Whether no statement containing `marker` runs any more, waiting up to 10 s.
+    static let running =
+        "FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid() AND strpos(query, $1) > 0"
+
+    /// The pid of the backend running a statement that contains `marker`, once it runs.
+    static func backendRunning(_ marker: String, admin: PostgresConnection) throws -> Int32? {
+        try within10Seconds { try admin.query("SELECT pid " + running, [.text(marker)]).rows.first?.int(0).map { Int32($0) } }
+    }
+
+    /// Whether no statement containing `marker` runs any more, within 10 s.
     static func stopsRunning(_ marker: String, admin: PostgresConnection) throws -> Bool {
-        let deadline = Clock.monotonicMillis() + 10_000
-        while Clock.monotonicMillis() < deadline {
-            let rows = try admin.query(
-                "SELECT count(*) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND state = 'active' AND strpos(query, $1) > 0",
-                [.text(marker)]).rows
-            if rows.first?.int(0) == 0 { return true }
-            usleep(20_000)
-        }
-        return false
+        try within10Seconds { try admin.query("SELECT count(*) " + running, [.text(marker)]).rows.first?.int(0) == 0 ? true : nil } ?? false
     }
 
     static func marker() -> String { "frontdoor-marker-" + Hex.encode((try? SecureRandom.bytes(6)) ?? [1]) }

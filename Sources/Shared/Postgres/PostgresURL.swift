@@ -206,7 +206,9 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         while i < part.endIndex {
             let c = part[i]
             if c == UInt8(ascii: "%") {
-                guard i + 2 < part.endIndex, let hi = hexValue(part[i + 1]), let lo = hexValue(part[i + 2]) else {
+                guard i + 2 < part.endIndex, let hi = PostgresType.hexDigit(part[i + 1]),
+                    let lo = PostgresType.hexDigit(part[i + 2])
+                else {
                     throw refusal("\(what): a % not followed by two hex digits")
                 }
                 out.append(hi << 4 | lo)
@@ -219,15 +221,6 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         guard !out.contains(0) else { throw refusal("\(what): holds a NUL byte") }
         guard let text = String(validating: out, as: UTF8.self) else { throw refusal("\(what): not UTF-8") }
         return text
-    }
-
-    private static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case 0x30...0x39: c - 0x30
-        case 0x61...0x66: c - 0x61 + 10
-        case 0x41...0x46: c - 0x41 + 10
-        default: nil
-        }
     }
 
     /// A parameter name or value the operator wrote, fit for an error line: printable ASCII only.

@@ -125,7 +125,8 @@ enum PostgresType {
         return out
     }
 
-    private static func hexDigit(_ c: UInt8) -> UInt8? {
+    /// A hex digit's value, either case.
+    static func hexDigit(_ c: UInt8) -> UInt8? {
         switch c {
         case 0x30...0x39: c - 0x30
         case 0x61...0x66: c - 0x61 + 10
