@@ -85,9 +85,16 @@ import Testing
         #expect(try Self.decode("Z", [UInt8(ascii: "E")]) == .readyForQuery(.failed))
         let column = Self.cstring("id") + Self.be32(16384) + Self.be16(1) + Self.be32(20) + Self.be16(8) + Self.be32(0xFFFFFFFF) + Self.be16(0)
         #expect(try Self.decode("T", Self.be16(1) + column) == .rowDescription([.init(name: "id", typeOID: 20, format: 0)]))
-        #expect(
-            try Self.decode("D", Self.be16(3) + Self.be32(1) + [0x37] + Self.be32(0xFFFFFFFF) + Self.be32(0))
-                == .dataRow([[0x37], nil, []]))
+        guard case .dataRow(let row) = try Self.decode("D", Self.be16(3) + Self.be32(1) + [0x37] + Self.be32(0xFFFFFFFF) + Self.be32(0))
+        else {
+            Issue.record("not a DataRow")
+            return
+        }
+        #expect(row.count == 3)
+        let columns = [BackendMessage.Column(name: "a", typeOID: PostgresType.int4, format: 0),
+                       .init(name: "b", typeOID: PostgresType.int8, format: 0), .init(name: "c", typeOID: 25, format: 0)]
+        #expect(try row.values(columns) == [.integer(7), .null, .text("")])
+        #expect(throws: PostgresError.self) { try row.values(Array(columns.prefix(2))) }
         #expect(try Self.decode("C", Self.cstring("UPDATE 3")) == .commandComplete(tag: "UPDATE 3"))
         for (type, message) in [("1", BackendMessage.parseComplete), ("2", .bindComplete), ("3", .closeComplete), ("n", .noData), ("s", .portalSuspended), ("I", .emptyQueryResponse)] {
             #expect(try Self.decode(Character(type), []) == message)
@@ -134,12 +141,12 @@ import Testing
 
     @Test func writesStartupAndTheExtendedExchangeByteForByte() throws {
         var startup = PostgresFrontend()
-        try startup.startup([("user", "u"), ("database", "d")])
+        try startup.startup(["user", "u", "database", "d"])
         #expect(startup.bytes == Self.be32(27) + Self.be32(196_608) + Self.cstring("user") + Self.cstring("u") + Self.cstring("database") + Self.cstring("d") + [0])
 
         var out = PostgresFrontend()
-        let params = [SQLValue.integer(-2), .text("é"), .blob([0, 255]), .null].map(PostgresParameter.init)
-        try out.parse("SELECT $1", types: params.map(\.typeOID))
+        let params = [SQLValue.integer(-2), .text("é"), .blob([0, 255]), .null]
+        try out.parse("SELECT $1", params)
         try out.bind(params)
         out.describePortal()
         out.execute()
@@ -156,9 +163,10 @@ import Testing
 
     @Test func refusesNulInAStringAndTooManyParameters() {
         var out = PostgresFrontend()
-        #expect(throws: PostgresError.self) { try out.parse("SELECT 1\u{0}; DROP TABLE x", types: []) }
-        #expect(throws: PostgresError.self) { try out.parse("SELECT 1", types: [UInt32](repeating: 0, count: 40_000)) }
-        #expect(throws: PostgresError.self) { try out.startup([("user", "a\u{0}b")]) }
+        #expect(throws: PostgresError.self) { try out.parse("SELECT 1\u{0}; DROP TABLE x", []) }
+        #expect(throws: PostgresError.self) { try out.parse("SELECT 1", [SQLValue](repeating: .null, count: 40_000)) }
+        #expect(throws: PostgresError.self) { try out.bind([SQLValue](repeating: .null, count: 40_000)) }
+        #expect(throws: PostgresError.self) { try out.startup(["user", "a\u{0}b"]) }
     }
 
     @Test func writesTheCancelRequest() {

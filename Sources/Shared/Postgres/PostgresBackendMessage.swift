@@ -7,8 +7,8 @@ enum BackendMessage: Sendable, Equatable {
     case backendKeyData(processID: Int32, secretKey: Int32)
     case readyForQuery(TransactionStatus)
     case rowDescription([Column])
-    /// Each column's bytes in the text format, nil for NULL.
-    case dataRow([[UInt8]?])
+    /// Checked whole; its columns are read straight into values (`DataRow.values`).
+    case dataRow(DataRow)
     case commandComplete(tag: String)
     case emptyQueryResponse
     case errorResponse(ErrorFields)
@@ -79,7 +79,7 @@ enum BackendMessage: Sendable, Equatable {
             }
             message = .readyForQuery(status)
         case UInt8(ascii: "T"): message = .rowDescription(try columns(&reader))
-        case UInt8(ascii: "D"): message = .dataRow(try dataRow(&reader))
+        case UInt8(ascii: "D"): message = .dataRow(try DataRow(body, &reader))
         case UInt8(ascii: "C"): message = .commandComplete(tag: try reader.cString())
         case UInt8(ascii: "I"): message = .emptyQueryResponse
         case UInt8(ascii: "E"): message = .errorResponse(try ErrorFields(&reader))
@@ -154,18 +154,46 @@ enum BackendMessage: Sendable, Equatable {
         return columns
     }
 
-    private static func dataRow(_ reader: inout MessageReader) throws(PostgresError) -> [[UInt8]?] {
-        let count = try reader.count16()
-        var values: [[UInt8]?] = []
-        values.reserveCapacity(count)
+}
+
+/// A DataRow's body, its structure checked: a 16-bit count, then each column as a 32-bit length
+/// (-1 for NULL) and that many bytes of text. Kept as the body, so a row's columns become values
+/// without an array of byte arrays in between (whose first use costs every process its generic
+/// set-up).
+struct DataRow: Sendable, Equatable {
+    let body: [UInt8]
+    let count: Int
+
+    init(_ body: [UInt8], _ reader: inout MessageReader) throws(PostgresError) {
+        self.body = body
+        count = try reader.count16()
         for _ in 0..<count {
             let length = try reader.int32()
-            if length == -1 {
-                values.append(nil)
-            } else {
-                guard length >= 0 else { throw reader.violation("negative column length") }
-                values.append(try reader.bytes(Int(length)))
+            guard length >= -1 else { throw reader.violation("negative column length") }
+            if length > 0 { try reader.skip(Int(length)) }
+        }
+    }
+
+    /// The columns as values of their types (`PostgresType.value`).
+    func values(_ columns: [BackendMessage.Column]) throws(PostgresError) -> [SQLValue] {
+        guard columns.count == count else {
+            throw PostgresError(.protocolViolation, "a row of \(count) columns for \(columns.count)")
+        }
+        var values: [SQLValue] = []
+        values.reserveCapacity(count)
+        var offset = 2
+        for column in columns {
+            let length = Int(Int32(bitPattern: UInt32(body[offset]) << 24 | UInt32(body[offset + 1]) << 16
+                | UInt32(body[offset + 2]) << 8 | UInt32(body[offset + 3])))
+            offset += 4
+            if length < 0 {
+                values.append(.null)
+                continue
             }
+            try body.withUnsafeBufferPointer { all throws(PostgresError) in
+                values.append(try PostgresType.value(UnsafeBufferPointer(rebasing: all[offset..<offset + length]), typeOID: column.typeOID))
+            }
+            offset += length
         }
         return values
     }
@@ -248,6 +276,11 @@ struct MessageReader {
         let count = try int16()
         guard count >= 0 else { throw violation("negative count") }
         return Int(count)
+    }
+
+    mutating func skip(_ count: Int) throws(PostgresError) {
+        guard count >= 0, body.count - offset >= count else { throw violation("truncated") }
+        offset += count
     }
 
     mutating func bytes(_ count: Int) throws(PostgresError) -> [UInt8] {

@@ -21,8 +21,10 @@ public final class PostgresConnection {
     public let timeoutSeconds: Double
     /// The server's state after the last exchange (its ReadyForQuery).
     public private(set) var transactionStatus: TransactionStatus = .idle
-    /// What the server reported with ParameterStatus (`server_version`, `client_encoding`, …).
-    public private(set) var parameters: [(name: String, value: String)] = []
+    /// What the server reported with ParameterStatus (`server_version`, `client_encoding`, …),
+    /// names and values side by side: plain string arrays cost a process no generic set-up.
+    private var parameterNames: [String] = []
+    private var parameterValues: [String] = []
     private let socket: PostgresSocket
     private var framer = PostgresFramer()
     private var backendKey: (processID: Int32, secretKey: Int32)?
@@ -69,7 +71,7 @@ public final class PostgresConnection {
     }
 
     public func parameter(_ name: String) -> String? {
-        parameters.last { $0.name == name }?.value
+        parameterNames.lastIndex(of: name).map { parameterValues[$0] }
     }
 
     /// The server process serving this connection now (BackendKeyData). Through pgbouncer this
@@ -80,10 +82,9 @@ public final class PostgresConnection {
     @discardableResult
     public func query(_ sql: String, _ params: [SQLValue] = []) throws(PostgresError) -> PostgresResult {
         try checkUsable()
-        let values = params.map(PostgresParameter.init)
         var out = PostgresFrontend()
-        try out.parse(sql, types: values.map(\.typeOID))
-        try out.bind(values)
+        try out.parse(sql, params)
+        try out.bind(params)
         out.describePortal()
         out.execute()
         out.sync()
@@ -151,16 +152,8 @@ public final class PostgresConnection {
                     phase = .rows
                 case (.describe, .noData) where extended:
                     phase = .rows
-                case (.rows, .dataRow(let values)):
-                    guard values.count == columns.count else {
-                        throw violation("a row of \(values.count) columns for \(columns.count)")
-                    }
-                    var row: [SQLValue] = []
-                    row.reserveCapacity(values.count)
-                    for (value, column) in zip(values, columns) {
-                        row.append(try PostgresType.value(value, typeOID: column.typeOID))
-                    }
-                    rows.append(Row(row))
+                case (.rows, .dataRow(let row)):
+                    rows.append(Row(try row.values(columns)))
                 case (.rows, .commandComplete(let text)):
                     tag = text
                     phase = .done
@@ -212,8 +205,12 @@ public final class PostgresConnection {
                 case .noticeResponse, .notification:
                     continue
                 case .parameterStatus(let name, let value):
-                    parameters.removeAll { $0.name == name }
-                    parameters.append((name: name, value: value))
+                    if let index = parameterNames.firstIndex(of: name) {
+                        parameterValues[index] = value
+                    } else {
+                        parameterNames.append(name)
+                        parameterValues.append(value)
+                    }
                     continue
                 default:
                     return message
@@ -246,8 +243,8 @@ public final class PostgresConnection {
     }
 
     private func logIn(deadline: Double) throws(PostgresError) {
-        var parameters = [("user", url.user), ("database", url.database), ("client_encoding", "UTF8")]
-        if let name = url.applicationName { parameters.append(("application_name", name)) }
+        var parameters = ["user", url.user, "database", url.database, "client_encoding", "UTF8"]
+        if let name = url.applicationName { parameters += ["application_name", name] }
         var out = PostgresFrontend()
         try out.startup(parameters)
         try socket.write(out.bytes, deadline: deadline)

@@ -6,15 +6,13 @@ struct PostgresFrontend {
     static let protocolVersion: Int32 = 3 << 16
     static let cancelRequestCode: Int32 = 80_877_102
 
-    /// The startup packet: no type byte; the parameters as NUL-terminated pairs.
-    mutating func startup(_ parameters: [(String, String)]) throws(PostgresError) {
+    /// The startup packet: no type byte; `parameters` is names and values in turn, each sent
+    /// NUL-terminated.
+    mutating func startup(_ parameters: [String]) throws(PostgresError) {
         let at = bytes.count
         int32(0)
         int32(Self.protocolVersion)
-        for (name, value) in parameters {
-            try cString(name)
-            try cString(value)
-        }
+        for text in parameters { try cString(text) }
         bytes.append(0)
         try patchLength(at: at)
     }
@@ -49,30 +47,32 @@ struct PostgresFrontend {
         try patchLength(at: at)
     }
 
-    /// Parse of the unnamed statement, each parameter's type given (0: the server infers it).
-    mutating func parse(_ sql: String, types: [UInt32]) throws(PostgresError) {
-        guard types.count <= Int(Int16.max) else {
-            throw PostgresError(.misuse, "\(types.count) parameters: the protocol carries at most \(Int16.max)")
+    /// Parse of the unnamed statement, each parameter's type given (`PostgresParameter`; 0: the
+    /// server infers it).
+    mutating func parse(_ sql: String, _ params: [SQLValue]) throws(PostgresError) {
+        guard params.count <= Int(Int16.max) else {
+            throw PostgresError(.misuse, "\(params.count) parameters: the protocol carries at most \(Int16.max)")
         }
         let at = begin("P")
         bytes.append(0)
         try cString(sql)
-        int16(Int16(types.count))
-        for type in types { int32(Int32(bitPattern: type)) }
+        int16(Int16(params.count))
+        for param in params { int32(Int32(bitPattern: PostgresParameter(param).typeOID)) }
         try patchLength(at: at)
     }
 
     /// Bind of the unnamed portal to the unnamed statement: each value in its own format, every
     /// result column in text.
-    mutating func bind(_ values: [PostgresParameter]) throws(PostgresError) {
+    mutating func bind(_ params: [SQLValue]) throws(PostgresError) {
+        guard params.count <= Int(Int16.max) else { throw PostgresError(.misuse, "\(params.count) parameters") }
         let at = begin("B")
         bytes.append(0)
         bytes.append(0)
-        int16(Int16(values.count))
-        for value in values { int16(value.format) }
-        int16(Int16(values.count))
-        for value in values {
-            if let data = value.bytes {
+        int16(Int16(params.count))
+        for param in params { int16(PostgresParameter(param).format) }
+        int16(Int16(params.count))
+        for param in params {
+            if let data = PostgresParameter(param).bytes {
                 guard data.count <= Int(Int32.max) else { throw PostgresError(.misuse, "a parameter above 2 GiB") }
                 int32(Int32(data.count))
                 bytes += data

@@ -121,7 +121,13 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
 
         var connectTimeout: String? = nil, applicationName: String? = nil
         var seen: [String] = []
-        for pair in query.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+        // By hand, not `split`: an array of slices costs a process its generic set-up.
+        var next = query.startIndex
+        while next < query.endIndex {
+            let end = query[next...].firstIndex(of: UInt8(ascii: "&")) ?? query.endIndex
+            let pair = query[next..<end]
+            next = end + 1
+            if pair.isEmpty { continue }
             guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else {
                 throw refusal("a parameter without a value: \(loggable(pair))")
             }

@@ -46,13 +46,17 @@ enum PostgresType {
     /// SQLite store keeps them) as `.integer`, `bytea` as `.blob`, everything else as `.text`.
     static func value(_ text: [UInt8]?, typeOID: UInt32) throws(PostgresError) -> SQLValue {
         guard let text else { return .null }
+        return try text.withUnsafeBufferPointer { bytes throws(PostgresError) in try value(bytes, typeOID: typeOID) }
+    }
+
+    static func value(_ text: UnsafeBufferPointer<UInt8>, typeOID: UInt32) throws(PostgresError) -> SQLValue {
         switch typeOID {
         case int8, int4, int2, oid:
             guard let v = integer(text) else { throw PostgresError(.protocolViolation, "an integer column reads \(text.count) bytes that are not one") }
             return .integer(v)
         case bool:
-            if text == [UInt8(ascii: "t")] { return .integer(1) }
-            if text == [UInt8(ascii: "f")] { return .integer(0) }
+            if text.count == 1 && text[0] == UInt8(ascii: "t") { return .integer(1) }
+            if text.count == 1 && text[0] == UInt8(ascii: "f") { return .integer(0) }
             throw PostgresError(.protocolViolation, "a boolean column that is neither t nor f")
         case bytea:
             guard let bytes = bytea(text) else { throw PostgresError(.protocolViolation, "a bytea column in no known output format") }
@@ -63,7 +67,7 @@ enum PostgresType {
     }
 
     /// A decimal integer: an optional minus, digits, nothing else, within Int64.
-    static func integer(_ text: [UInt8]) -> Int64? {
+    static func integer(_ text: UnsafeBufferPointer<UInt8>) -> Int64? {
         var index = 0
         let negative = text.first == UInt8(ascii: "-")
         if negative { index = 1 }
@@ -84,7 +88,7 @@ enum PostgresType {
 
     /// `bytea` in its text output: `\x` and hex pairs (the default since 9.0), or the older escape
     /// format (`bytea_output = escape`: bytes as they are, `\\`, and `\ooo` octal).
-    static func bytea(_ text: [UInt8]) -> [UInt8]? {
+    static func bytea(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         let backslash = UInt8(ascii: "\\")
         if text.count >= 2 && text[0] == backslash && text[1] == UInt8(ascii: "x") {
             guard text.count % 2 == 0 else { return nil }
