@@ -5,11 +5,15 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// The SQLite archive `make deps` builds (scripts/sqlite-deps, docs/sqlite.md): a fixed version
+/// from Debian's source package, instead of Debian 12's libsqlite3.a, which has the WAL-reset bug.
+let sqliteArchive = Context.packageDirectory + "/.build/sqlite/current/lib/libsqlite3.a"
+
 let package = Package(
     name: "frontdoor",
     targets: [
-        // Headers from libssl-dev and libsqlite3-dev; no pkgConfig, whose `-lcrypto`/`-lsqlite3` would
-        // bring the shared libraries back in beside the archives Shared links (see below).
+        // Headers from libssl-dev, and SQLite's from `make deps` (shim.h); no pkgConfig, whose
+        // `-lcrypto` would bring the shared library back in beside the archive Shared links (below).
         .systemLibrary(name: "COpenSSL"),
         .systemLibrary(name: "CSQLite"),
         .systemLibrary(name: "CSystem"),
@@ -21,10 +25,10 @@ let package = Package(
             name: "Shared",
             dependencies: ["COpenSSL", "CSQLite", "CCurl", "CSystem", "CSodium"],
             swiftSettings: swiftSettings,
-            // Debian's -dev packages ship the archives: linked in, they cost no loading or symbol
-            // binding at start-up. The module maps have no `link` line, so the shared libraries
-            // are not asked for as well.
-            linkerSettings: [.unsafeFlags(["-Xlinker", "-l:libcrypto.a", "-Xlinker", "-l:libsqlite3.a", "-Xlinker", "-l:libsodium.a"])]
+            // Debian's -dev packages ship the archives, and `make deps` builds SQLite's: linked in,
+            // they cost no loading or symbol binding at start-up. The module maps have no `link`
+            // line, so the shared libraries are not asked for as well.
+            linkerSettings: [.unsafeFlags(["-Xlinker", "-l:libcrypto.a", "-Xlinker", sqliteArchive, "-Xlinker", "-l:libsodium.a"])]
         ),
         .executableTarget(name: "signin-google", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "signin-apple", dependencies: ["Shared"], swiftSettings: swiftSettings),
@@ -38,6 +42,8 @@ let package = Package(
         .executableTarget(name: "google-risc", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "frontdoor-check", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "frontdoor-admin", dependencies: ["Shared"], swiftSettings: swiftSettings),
+        // make bench's PostgreSQL probe: one SELECT through the store's client, as a CGI program.
+        .executableTarget(name: "pg-probe", dependencies: ["Shared"], swiftSettings: swiftSettings),
         // The example route of the app behind frontdoor's nginx snippet (make run, tests, bench); links nothing of ours.
         .executableTarget(name: "frontdoor-whoami", swiftSettings: swiftSettings),
         // Loopback stand-ins for Google and friends: used by the tests and by `make run`, never deployed.
@@ -51,8 +57,11 @@ let package = Package(
         .executableTarget(name: "fuzz-cgi", dependencies: ["FuzzTargets"], path: "Fuzz/Sources/fuzz-cgi"),
         .executableTarget(name: "fuzz-cbor", dependencies: ["FuzzTargets"], path: "Fuzz/Sources/fuzz-cbor"),
         .executableTarget(name: "fuzz-events", dependencies: ["FuzzTargets"], path: "Fuzz/Sources/fuzz-events"),
+        // Tests only: a VFS that holds a checkpoint where the WAL-reset bug needs it (WALResetRaceTests).
+        .target(name: "CSQLitePause"),
         .testTarget(
-            name: "SharedTests", dependencies: ["Shared", "DevSupport", "FuzzTargets"], swiftSettings: swiftSettings),
+            name: "SharedTests", dependencies: ["Shared", "DevSupport", "FuzzTargets", "CSQLitePause"],
+            swiftSettings: swiftSettings),
         .testTarget(name: "EndpointTests", dependencies: ["Shared", "DevSupport"], swiftSettings: swiftSettings),
     ]
 )

@@ -5,7 +5,8 @@
    (compiled in as DATABASE_PATH) with the settings frontdoor's connections use, makes the check's
    one lookup and answers 200 or 401.
    No config, no renewal, no log line: a floor under the real check, not a copy of it. Compiled by
-   scripts/bench, statically, against the same libsqlite3.a and libcrypto.a as the programs. */
+   scripts/bench, statically, against the same SQLite archive (make deps: docs/sqlite.md) and
+   libcrypto.a as the programs. */
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include <openssl/sha.h>
 #include <sqlite3.h>

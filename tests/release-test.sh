@@ -8,10 +8,17 @@ passed=0 failed=0
 ok() { passed=$((passed + 1)); }
 bad() { failed=$((failed + 1)); echo "release-test: FAIL: $*"; }
 
+# The SQLite `make deps` built (docs/sqlite.md): its source id is in every program, and
+# frontdoor-check, before it reads any config, names it as the protection in force.
+root=$(cd "$(dirname "$0")/.." && pwd)
+sqlite_id=$(sed -n 's/.*): //p' "$root/.build/sqlite/current/version.txt")
+sqlite_version=${sqlite_id:+$(cut -d, -f1 "$root/.build/sqlite/current/version.txt")}
+[ -n "$sqlite_id" ] || { echo "release-test: FAIL: no SQLite build in $root/.build/sqlite/current (make deps)"; exit 1; }
 for program in signin-google signin-apple signin-email verify-email sign-out delete-account session account apple-notify google-risc frontdoor-check frontdoor-admin; do
     path=$bin/$program
     [ -x "$path" ] || { bad "$program: not built"; continue; }
     if ldd "$path" 2>/dev/null | grep -qi swift; then bad "$program links a Swift library: $(ldd "$path" | grep -i swift)"; else ok; fi
+    if grep -qF "$sqlite_id" "$path"; then ok; else bad "$program does not carry SQLite $sqlite_version ($sqlite_id)"; fi
     # Static: no program interpreter, so no dynamic loader runs at start-up.
     if readelf -lW "$path" | grep -q INTERP; then bad "$program is not a static executable"; else ok; fi
     if readelf -d "$path" | grep -E 'RPATH|RUNPATH' | grep -q "$toolchain_lib"; then bad "$program has a run path into the toolchain"; else ok; fi
@@ -34,9 +41,12 @@ for program in signin-google signin-apple signin-email verify-email sign-out del
     fi
     if printf '%s' "$out" | grep -q "$expect"; then ok; else bad "$program did not run with $toolchain_lib hidden: $out"; fi
 done
+out=$(env -i "$bin/frontdoor-check" --config /nonexistent/config.json 2>&1)
+if printf '%s\n' "$out" | head -1 | grep -qF "✓ SQLite $sqlite_version linked (source $sqlite_id): protection against the WAL-reset bug: fixed SQLite $sqlite_version"; then ok; else
+    bad "frontdoor-check does not name SQLite $sqlite_version as the protection: $(printf '%s' "$out" | head -1)"
+fi
 # With lld, the common paths' functions (link/symbol-order.txt) open the code: a request faults in
 # a few windows of it instead of pages all over it.
-root=$(cd "$(dirname "$0")/.." && pwd)
 if make -s -C "$root" release-flags | grep -q symbol-ordering-file; then
     first=$(head -1 "$root/link/symbol-order.txt")
     text=$(readelf -SW "$bin/signin-google" | awk '$2 == ".text" { print $4 }')

@@ -1,7 +1,14 @@
 #ifndef FRONTDOOR_CSQLITE_SHIM_H
 #define FRONTDOOR_CSQLITE_SHIM_H
 #include <stddef.h>
-#include <sqlite3.h>
+// The SQLite that `make deps` (scripts/sqlite-deps) builds, not Debian's 3.40.1: see docs/sqlite.md.
+#include "../../.build/sqlite/current/include/sqlite3.h"
+
+// The WAL-reset bug is fixed from 3.51.3 on, and in the 3.44.6 and 3.50.7 backports.
+#if !(SQLITE_VERSION_NUMBER >= 3051003 || (SQLITE_VERSION_NUMBER >= 3050007 && SQLITE_VERSION_NUMBER < 3051000) \
+      || (SQLITE_VERSION_NUMBER >= 3044006 && SQLITE_VERSION_NUMBER < 3045000))
+#error "this SQLite has the WAL-reset bug: run make deps"
+#endif
 
 // Swift cannot call C variadic functions or use SQLITE_TRANSIENT (a cast of -1 to a function
 // pointer), so the few calls that need them get typed wrappers here.

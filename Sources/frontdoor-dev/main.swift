@@ -63,6 +63,16 @@ case "outbox-cost":
     } catch {
         fail("outbox-cost: \(error)")
     }
+case "wal-stress":
+    guard let database = option("--database", in: arguments), let writer = option("--writer", in: arguments),
+        let commits = option("--commits", in: arguments).flatMap(Int.init),
+        let seed = option("--seed", in: arguments).flatMap(UInt64.init)
+    else { fail("usage: frontdoor-dev wal-stress --database PATH --writer NAME --commits N --seed N") }
+    do {
+        try WALStress.run(databasePath: database, writer: writer, commits: commits, seed: seed)
+    } catch {
+        fail("wal-stress: \(error.detail ?? error.message)")
+    }
 case "usage":
     let port = option("--port", in: arguments) ?? "8080"
     let provider = option("--provider", in: arguments) ?? "http://127.0.0.1:8081"
@@ -71,5 +81,6 @@ default:
     fail(
         "usage: frontdoor-dev serve --port N [--smtp-port N] [--events-secret FILE] "
             + "| config --database PATH --provider URL [--smtp-port N] [--events-secret FILE] "
-            + "| usage --port N --provider URL | hint-cost --database PATH | outbox-cost --database PATH [--events N]")
+            + "| usage --port N --provider URL | hint-cost --database PATH | outbox-cost --database PATH [--events N] "
+            + "| wal-stress --database PATH --writer NAME --commits N --seed N")
 }

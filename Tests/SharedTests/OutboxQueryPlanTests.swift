@@ -44,7 +44,11 @@ import Testing
             ]
             for (name, sql, params, expected) in cases {
                 let lines = try plan(db, sql, params)
-                for line in expected { #expect(lines.contains(line), "\(name): \(lines)") }
+                // Whether SQLite reads the table beside the index is its choice (3.53 covers nextAttemptAt).
+                for line in expected {
+                    let covering = line.replacing("USING INDEX", with: "USING COVERING INDEX")
+                    #expect(lines.contains(line) || lines.contains(covering), "\(name): \(lines)")
+                }
                 #expect(!lines.contains { $0.hasPrefix("SCAN") }, "\(name) scans: \(lines)")
                 #expect(!lines.contains { $0.contains("TEMP B-TREE") }, "\(name) sorts: \(lines)")
             }

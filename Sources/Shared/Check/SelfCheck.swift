@@ -46,6 +46,9 @@ public struct SelfCheck {
             findings.append(finding)
             emit(finding)
         }
+        // First, as it needs no config: what the store's safety rests on.
+        let sqlite = SQLiteLibrary.finding
+        note(sqlite.ok, sqlite.text)
         let config: Config
         do {
             config = try Config.load(environment: ["AUTH_CONFIG": configPath])
