@@ -54,6 +54,8 @@ public enum AppleNotify {
             let auditKey = try DeletionAudit.key(config: context.config)
             var actions = ProviderEventActions(
                 context: context, db: db, auditKey: auditKey, eventTime: notification.eventTime ?? checked.issuedAt)
+            // Verified, nothing written: a second delivery of the same event may run through here.
+            TestHooks.pause("provider-event-verified")
             let outcome = try db.transaction { () throws(FrontdoorError) -> ProviderEventStore.Outcome? in
                 guard try ProviderEventStore.claim(
                     .apple, jti: checked.jti, types: notification.typeName, db: db, now: context.now)

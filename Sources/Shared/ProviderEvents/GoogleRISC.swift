@@ -49,6 +49,8 @@ public enum GoogleRISC {
             let db = try context.database()
             let auditKey = try DeletionAudit.key(config: context.config)
             var actions = ProviderEventActions(context: context, db: db, auditKey: auditKey, eventTime: eventTime)
+            // Verified, nothing written: a second delivery of the same event may run through here.
+            TestHooks.pause("provider-event-verified")
             let outcome = try db.transaction { () throws(FrontdoorError) -> ProviderEventStore.Outcome? in
                 guard try ProviderEventStore.claim(.google, jti: checked.jti, types: types, db: db, now: context.now)
                 else { return nil }
