@@ -102,6 +102,39 @@ import Testing
         #expect(p.h.smtp.lastCode(to: relay) != nil)
     }
 
+    /// No code either: a Google account that names the relay address (Google is not authoritative
+    /// for it) asks to join by code; after `email-disabled` its ticket and its `send_code` answer
+    /// are as for anyone, the code is stored, and nothing is mailed.
+    @Test func emailDisabledStopsTheJoinCodeWithTheSameAnswers() throws {
+        let p = try ProviderEventsWorld()
+        let relay = "c4d8e2@privaterelay.appleid.com"
+        let control = "f9a1b7@privaterelay.appleid.com"
+        _ = try p.appleSignedIn("apple-code-1", email: relay)
+        _ = try p.appleSignedIn("apple-code-2", email: control)
+        let disabled = try p.apple.notificationToken(
+            type: "email-disabled", sub: "apple-code-1", email: relay, isPrivateEmail: "true", jti: "jti-code-off")
+        #expect(try p.notify(disabled).status == 200)
+        #expect(try p.outcome("apple", "jti-code-off") == "applied")
+        func sendCode(joining email: String, sub: String) throws -> (CGIAnswer, CGIAnswer) {
+            let proof = try p.h.signInGoogle(try p.google.token(sub: sub, email: email))
+            let ticket = try #require(proof.body["ticket"]?.stringValue, "\(proof.rawBody)")
+            let body = JSONValue.object([("action", "send_code"), ("ticket", .string(ticket))]).serialized
+            return (proof, try p.h.run(
+                "verify-email", body: Array(body.utf8), extraEnvironment: ["FRONTDOOR_SYSLOG_FILE": p.syslogPath]))
+        }
+        let (controlProof, controlSent) = try sendCode(joining: control, sub: "g-code-2")
+        #expect(controlSent.status == 200, "\(controlSent.rawBody)")
+        #expect(p.h.smtp.lastCode(to: control) != nil)
+        let mails = p.h.smtp.messages.count
+        let codes = try p.h.count("email_codes")
+        let (proof, sent) = try sendCode(joining: relay, sub: "g-code-1")
+        #expect(proof.status == 409 && proof.body["methods"] == controlProof.body["methods"], "\(proof.rawBody)")
+        #expect(Self.same(sent, controlSent), "\(sent.rawBody) vs \(controlSent.rawBody)")
+        #expect(p.h.smtp.messages.count == mails, "no code to a relay address Apple no longer forwards")
+        #expect(try p.h.count("email_codes") == codes + 1, "the code is stored as for anyone")
+        #expect(p.syslog.contains("code not mailed: the address is stopped by a provider's event"), "\(p.syslog)")
+    }
+
     /// Two answers alike but for their random ticket and the minute their code expires.
     static func same(_ a: CGIAnswer, _ b: CGIAnswer) -> Bool {
         func masked(_ answer: CGIAnswer) -> String {
