@@ -106,13 +106,6 @@ public enum ProviderEventStore {
         ).isEmpty
     }
 
-    /// Whether the Google identity is blocked (its sign-ins are refused).
-    static func isBlocked(googleSubject subject: String, db: Database) throws(FrontdoorError) -> Bool {
-        try db.query(
-            "SELECT blocked_at FROM identities WHERE provider = 'google' AND subject = ?", [.text(subject)]
-        ).first?.int(0) != nil
-    }
-
     /// Marks the revocations of the Apple `sub` behind `subjectHash` confirmed by Apple's echo; a
     /// settled one then forgets the hash, which it kept only for this. Whether there was one.
     static func confirmRevocation(subjectHash: [UInt8], now: UnixTime, db: Database) throws(FrontdoorError) -> Bool {
