@@ -40,6 +40,7 @@ public enum Housekeeping {
             DELETE FROM apple_revocations WHERE id IN (SELECT id FROM apple_revocations
               WHERE updated_at <= ? - 2592000 AND state NOT IN ('scheduled', 'retry') LIMIT ?)
             """),
+        ProviderEventStore.pruneStatement,
     ]
 
     /// Removes at most `limit` expired rows from each table; returns how many went, by table.

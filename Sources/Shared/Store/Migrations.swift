@@ -4,6 +4,7 @@ enum Migrations {
     static let scripts: [String] = [
         v1, v2, emailCodesAndLimits, accountDeletion, keyedRateLimits, reviewFixes, slidingSessions, relayWindow,
         eventOutbox, sealedUnderServerKey, outboxHeads, domainKeys, disabledAccounts,
+        providerEvents,
     ]
 
     /// What a script leaves to Swift, run right after it in the same transaction.
@@ -293,5 +294,28 @@ enum Migrations {
     /// NULL for every account that is not; sign-ins and the session check refuse the others.
     static let disabledAccounts = """
         ALTER TABLE accounts ADD COLUMN disabled_at INTEGER;
+        """
+
+    /// Issue 23, the providers' events (rule 16). One row per Apple notification or Google security
+    /// event received, by its `jti`, written in the transaction of what it caused, so a repeat
+    /// finds its row and does nothing; nothing in it names a person. Google's `account-disabled`
+    /// blocks that identity (`blocked_at`: no sign-in, no code to the account's address); Apple's
+    /// `email-disabled` stops mail to the account's relay address (`mail_off_at`). Both hold the
+    /// event's time. A revocation keeps its Apple `sub`'s HMAC until Apple echoes it
+    /// (`confirmed_at`) or the row goes.
+    static let providerEvents = """
+        CREATE TABLE provider_events (
+          provider TEXT NOT NULL,              -- apple | google
+          jti TEXT NOT NULL,                   -- the token's id, unique to its sender
+          type TEXT NOT NULL,                  -- its event types, short and comma-separated: consent-revoked, account-disabled
+          outcome TEXT NOT NULL,               -- applied | ignored | no_account | echo
+          repeats INTEGER NOT NULL DEFAULT 0,  -- deliveries after the first (each changed nothing)
+          received_at INTEGER NOT NULL,
+          PRIMARY KEY (provider, jti)
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX provider_events_received ON provider_events(received_at);
+        ALTER TABLE identities ADD COLUMN blocked_at INTEGER;
+        ALTER TABLE identities ADD COLUMN mail_off_at INTEGER;
+        ALTER TABLE apple_revocations ADD COLUMN confirmed_at INTEGER;
         """
 }
