@@ -17,6 +17,7 @@ import Testing
         let stdoutPath: String
         let stderrPath: String
         let killAt: Double?
+        let startedAt: Double
     }
 
     @Test func killedWritersAndCheckpointsLoseNoAnsweredWrite() throws {
@@ -34,13 +35,16 @@ import Testing
         var answered: [String: Set<Int>] = [:]
         var started = 0, killed = 0, readers = 0
         var failures: [String] = []
-        // How long a writer of 10 commits lives, unkilled: the kill window.
+        // How long a process lives unkilled sets the kill window: first a writer of 10 commits, then
+        // the median of the last lifetimes seen, so a loaded box's slow first run (or a quiet box's
+        // fast one) does not leave the kills all too late or all too early.
         let warm = Clock.monotonicMillis()
         let warmUp = try ChildProcess.run(
             program, arguments: ["wal-stress", "--database", h.databasePath, "--writer", "warm", "--commits", "10", "--seed", "1"],
             environment: TestLogs.childEnvironment, workDir: h.dir)
         try #require(warmUp.exitStatus == 0, "\(warmUp.stderrText)")
-        let window = max(20, (Clock.monotonicMillis() - warm) * 1.3)
+        var lifetimes: [Double] = [Clock.monotonicMillis() - warm]
+        var window: Double { max(20, lifetimes.sorted()[lifetimes.count / 2] * 1.3) }
         answered["warm"] = Set(0..<10)
 
         func collect(_ child: Running, status: Int32) {
@@ -51,6 +55,10 @@ import Testing
             unlink(child.stdoutPath)
             unlink(child.stderrPath)
             if status == 128 + SIGKILL { killed += 1 } else if status != 0 { failures.append(result.stderrText) }
+            if status == 0 {
+                lifetimes.append(Clock.monotonicMillis() - child.startedAt)
+                if lifetimes.count > 31 { lifetimes.removeFirst() }
+            }
             for line in result.stdoutText.split(separator: "\n") {
                 let parts = line.split(separator: " ")
                 // A line cut by the kill is no answer: only whole ones count.
@@ -73,8 +81,10 @@ import Testing
                                 "--commits", String(commits), "--seed", String(seed)],
                     environment: TestLogs.childEnvironment, workDir: h.dir)
                 let kill = Int.random(in: 0..<3, using: &random) > 0
-                let killAt = kill ? Clock.monotonicMillis() + Double.random(in: 0...window, using: &random) : nil
-                running.append(Running(pid: child.pid, stdoutPath: child.stdoutPath, stderrPath: child.stderrPath, killAt: killAt))
+                let now = Clock.monotonicMillis()
+                let killAt = kill ? now + Double.random(in: 0...window, using: &random) : nil
+                running.append(Running(
+                    pid: child.pid, stdoutPath: child.stdoutPath, stderrPath: child.stderrPath, killAt: killAt, startedAt: now))
             }
             var still: [Running] = []
             for child in running {
