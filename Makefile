@@ -9,6 +9,9 @@ DEV_PORT ?= 8081
 # patch unpack it, gcc and make build it.
 APT_PACKAGES := libssl-dev libcurl4-openssl-dev libsodium-dev pkg-config nginx fcgiwrap curl binutils python3 \
     gcc make patch xz-utils gpgv debian-archive-keyring
+# The servers the PostgreSQL tests start under a folder of their own (scripts/pg-stack): installed
+# without the cluster and the pgbouncer service Debian would otherwise create and start.
+PG_PACKAGES := postgresql pgbouncer
 # A position-dependent executable: the dynamic loader then has 361 relocations to apply instead of
 # 37,000 (measured: a refused request's exec 4.5 -> 3.0 ms, peak RSS 7.9 -> 6.5 MiB). And libstdc++
 # from GCC's archive: the toolchain's static link line asks for -lstdc++ before the Swift runtime
@@ -45,14 +48,30 @@ FUZZ_SECONDS ?= 60
 
 # Installs the Debian packages the build and the tests need, when root and when missing, and
 # builds the SQLite frontdoor links (.build/sqlite/current; reused until deps/ changes).
+# PostgreSQL: postgresql-common first, whose createcluster.conf is then told not to make the
+# `main` cluster; the servers' packages after it, with service starts refused for that one
+# install (policy-rc.d, unless the machine has its own), so no PostgreSQL or pgbouncer is left running.
 deps:
-	@missing=""; for p in $(APT_PACKAGES); do \
+	@missing=""; for p in $(APT_PACKAGES) $(PG_PACKAGES); do \
 	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 	    if [ "$$(id -u)" = 0 ]; then \
 	        echo "installing:$$missing"; \
-	        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing </dev/null; \
+	        apt-get update -qq || exit 1; \
+	        apt_install() { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$$@" </dev/null; }; \
+	        plain=""; servers=""; for p in $$missing; do \
+	            case " $(PG_PACKAGES) " in *" $$p "*) servers="$$servers $$p" ;; *) plain="$$plain $$p" ;; esac; \
+	        done; \
+	        if [ -n "$$plain" ]; then apt_install $$plain || exit 1; fi; \
+	        if [ -n "$$servers" ]; then \
+	            apt_install postgresql-common || exit 1; \
+	            pg_conftool /etc/postgresql-common/createcluster.conf set create_main_cluster false || exit 1; \
+	            policy=""; if [ ! -e /usr/sbin/policy-rc.d ]; then \
+	                policy=/usr/sbin/policy-rc.d; printf '#!/bin/sh\nexit 101\n' >$$policy; chmod 755 $$policy; \
+	            fi; \
+	            apt_install $$servers; status=$$?; [ -z "$$policy" ] || rm -f $$policy; [ $$status = 0 ] || exit 1; \
+	        fi; \
 	    else \
 	        echo "missing Debian packages:$$missing (run as root or: sudo apt-get install$$missing)" >&2; exit 1; \
 	    fi; \
@@ -80,11 +99,17 @@ static-libstdcxx:
 release-flags:
 	@echo $(RELEASE_FLAGS)
 
+# The PostgreSQL client's tests meet a throw-away PostgreSQL and pgbouncer (scripts/pg-stack),
+# started here and stopped on every exit; their logs join the scanned record.
 test: build release
 	@mkdir -p $(VAR) && rm -rf $(LOG_DIR) && mkdir -p $(LOG_DIR)
 	@start=$$(date +%s); \
+	pg=$$(mktemp -d /tmp/frontdoor-pg-XXXXXX); \
+	trap 'scripts/pg-stack stop "$$pg" >/dev/null 2>&1; rm -rf "$$pg"' EXIT; \
+	FRONTDOOR_PG_FSYNC=off scripts/pg-stack start "$$pg" >/dev/null || exit 1; \
 	FRONTDOOR_BIN_DIR="$$($(SWIFT) build --show-bin-path)" FRONTDOOR_ROOT="$(CURDIR)" FRONTDOOR_LOG_DIR=$(LOG_DIR) \
-	    $(SWIFT) test --skip-build 2>&1 | tee $(VAR)/test.log; status=$${PIPESTATUS[0]}; \
+	    FRONTDOOR_PG_DIR="$$pg" $(SWIFT) test --skip-build 2>&1 | tee $(VAR)/test.log; status=$${PIPESTATUS[0]}; \
+	cat "$$pg/postgres.log" "$$pg/pgbouncer.log" >>$(LOG_DIR)/stderr.log 2>/dev/null; \
 	scripts/check-logs $(LOG_DIR) || status=1; \
 	tests/release-test.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)" || status=1; \
 	tests/install-test.sh || status=1; \

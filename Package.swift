@@ -40,6 +40,8 @@ let package = Package(
         .executableTarget(name: "account", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "frontdoor-check", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "frontdoor-admin", dependencies: ["Shared"], swiftSettings: swiftSettings),
+        // make bench's PostgreSQL probe: one SELECT through the store's client, as a CGI program.
+        .executableTarget(name: "pg-probe", dependencies: ["Shared"], swiftSettings: swiftSettings),
         // The example route of the app behind frontdoor's nginx snippet (make run, tests, bench); links nothing of ours.
         .executableTarget(name: "frontdoor-whoami", swiftSettings: swiftSettings),
         // Loopback stand-ins for Google and friends: used by the tests and by `make run`, never deployed.

@@ -4,6 +4,7 @@
 // implementation, while EVP's first use sets up providers: about 0.3 ms of every process.
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include <openssl/sha.h>
+#include <openssl/md5.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/err.h>
@@ -32,6 +33,16 @@ static inline int frontdoor_sha256(const void *data, size_t length, unsigned cha
     if (SHA256_Init(&context) != 1) return 0;
     if (SHA256_Update(&context, data, length) != 1) return 0;
     int ok = SHA256_Final(out, &context);
+    OPENSSL_cleanse(&context, sizeof context);
+    return ok;
+}
+
+/// MD5 without EVP, for PostgreSQL's `md5` password method only. Returns 1 on success.
+static inline int frontdoor_md5(const void *data, size_t length, unsigned char out[16]) {
+    MD5_CTX context;
+    if (MD5_Init(&context) != 1) return 0;
+    if (MD5_Update(&context, data, length) != 1) return 0;
+    int ok = MD5_Final(out, &context);
     OPENSSL_cleanse(&context, sizeof context);
     return ok;
 }

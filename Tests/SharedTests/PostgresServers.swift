@@ -1,0 +1,120 @@
+import DevSupport
+import Shared
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The real PostgreSQL 15 and pgbouncer 1.18 the client's tests talk to, started by
+/// `scripts/pg-stack`: the pair `make test` started (`FRONTDOOR_PG_DIR`), or, in a focused
+/// `swift test` run, a pair this process starts in a temporary folder on first use and stops
+/// when it exits. Not installed means failed tests, not skipped ones (`make deps` installs them).
+enum PostgresServers {
+    struct Pair: Sendable {
+        let dir: String
+
+        /// Through pgbouncer, as the test's own OS user (peer authentication).
+        var bouncer: PostgresURL {
+            PostgresURL(address: .unixSocket(directory: dir, port: 6432), user: PostgresServers.osUser, database: "frontdoor")
+        }
+
+        /// The same database through pgbouncer's pool of two server connections.
+        var bouncerPair: PostgresURL { bouncer.database("frontdoor_pair") }
+
+        /// Straight to PostgreSQL as the database's owner (peer, mapped from the test's user).
+        var direct: PostgresURL {
+            PostgresURL(address: .unixSocket(directory: dir, port: 5432), user: "frontdoor", database: "frontdoor")
+        }
+
+        /// Straight to PostgreSQL as its superuser, for what only it may do (roles, killing backends).
+        var superuser: PostgresURL {
+            PostgresURL(address: .unixSocket(directory: dir, port: 5432), user: "postgres", database: "frontdoor")
+        }
+    }
+
+    static let root: String = {
+        if let root = getenv("FRONTDOOR_ROOT").map({ String(cString: $0) }), !root.isEmpty { return root }
+        var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(3)
+        return parts.joined(separator: "/")
+    }()
+
+    static let osUser: String = {
+        guard let entry = getpwuid(geteuid()), let name = entry.pointee.pw_name else { return "root" }
+        return String(cString: name)
+    }()
+
+    /// The shared pair, started once.
+    static func shared() throws -> Pair {
+        switch started {
+        case .success(let pair): return pair
+        case .failure(let error): throw error
+        }
+    }
+
+    private static let started: Result<Pair, ServersError> = {
+        if let dir = getenv("FRONTDOOR_PG_DIR").map({ String(cString: $0) }), !dir.isEmpty {
+            return .success(Pair(dir: dir))
+        }
+        do {
+            let pair = try start(in: makeTemporaryFolder())
+            ownedFolder.withLock { $0 = pair.dir }
+            atexit {
+                if let dir = PostgresServers.ownedFolder.withLock({ $0 }) {
+                    PostgresServers.stop(dir)
+                    PostgresServers.recordLogs(dir)
+                    ChildProcess.removeTree(dir)
+                }
+            }
+            return .success(pair)
+        } catch let error as ServersError {
+            return .failure(error)
+        } catch {
+            return .failure(ServersError(description: "\(error)"))
+        }
+    }()
+
+    private static let ownedFolder = Locked<String?>(nil)
+
+    struct ServersError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// A pair of its own, for a test that kills or stops a server; stop it with `stop`.
+    static func start(in dir: String) throws -> Pair {
+        let result = try ChildProcess.run(
+            "/bin/bash", arguments: [root + "/scripts/pg-stack", "start", dir],
+            environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "FRONTDOOR_PG_FSYNC": "off"], workDir: "/tmp")
+        guard result.exitStatus == 0 else {
+            throw ServersError(
+                description: "scripts/pg-stack start \(dir) failed (\(result.exitStatus)): \(result.stderrText)")
+        }
+        return Pair(dir: dir)
+    }
+
+    static func stop(_ dir: String) {
+        _ = try? ChildProcess.run(
+            "/bin/bash", arguments: [root + "/scripts/pg-stack", "stop", dir],
+            environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"], workDir: "/tmp")
+    }
+
+    /// PostgreSQL's and pgbouncer's logs into the record the log scan reads (make test does this
+    /// for the pair it started).
+    static func recordLogs(_ dir: String) {
+        for name in ["postgres.log", "pgbouncer.log"] {
+            if let log = FileIO.readFile(dir + "/" + name, limit: 64 << 20) { TestLogs.appendOutput(log) }
+        }
+    }
+
+    static func makeTemporaryFolder() -> String {
+        var template = Array("/tmp/frontdoor-pg-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        precondition(made != nil, "mkdtemp failed: errno \(errno)")
+        return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// A table name no other test uses.
+    static func tableName(_ prefix: String) -> String {
+        let suffix = (try? SecureRandom.bytes(6)).map { Hex.encode($0) } ?? String(getpid())
+        return "\(prefix)_\(suffix)"
+    }
+}
