@@ -31,7 +31,7 @@ import Testing
         #expect(first.status == 503, "\(first.rawBody) \(first.stderr)")
         #expect(first.body["startOver"] == nil)
         #expect(try w.count("relay_attempts") == 1)
-        #expect(try w.count("nonces") == 1)
+        #expect(try w.count(.nonce) == 1)
         // The relay user went after the answer as usual: the kept ID token needs no user.
         #expect(w.firebase.userCount == 0)
         // Sealed: neither the ID token nor the email is readable in the store.

@@ -72,7 +72,7 @@ import Testing
         #expect(missing.errorCode == "invalid_request")
         #expect(w.firebase.requests.isEmpty)
         #expect(w.apple.keyFetches == 0)
-        #expect(try w.count("nonces") == 0)
+        #expect(try w.count(.nonce) == 0)
         #expect(try w.count("accounts") == 0)
     }
 
@@ -89,7 +89,7 @@ import Testing
         }
         #expect(w.firebase.requests.isEmpty)
         #expect(w.apple.keyFetches == 0)
-        #expect(try w.count("nonces") == 0)
+        #expect(try w.count(.nonce) == 0)
         let raw = String(AppleWorld.nonce().prefix(32))
         let answer = try w.signIn(try w.apple.token(sub: "apple-short", rawNonce: raw), nonce: raw)
         #expect(answer.status == 200, "\(answer.rawBody) \(answer.stderr)")
@@ -106,7 +106,7 @@ import Testing
         #expect(replay.stderr.contains("nonce already used"))
         #expect(w.firebase.usersCreated == 1)
         // Kept until the token's expiry (plus the clock-skew allowance).
-        let row = try w.h.database().query("SELECT expires_at FROM nonces").first
+        let row = try w.h.database().query("SELECT expires_at FROM ephemeral WHERE kind = 1").first
         let payload = Base64URL.decode(token.split(separator: ".")[1]) ?? []
         let exp = try #require(try JSONParser.parse(payload)["exp"]?.int64Value)
         #expect(row?.int(0) == exp + 60)
@@ -141,7 +141,7 @@ import Testing
         let answer = try w.signIn(token, nonce: nonce)
         #expect(answer.status == 401)
         #expect(w.firebase.requests.isEmpty)
-        #expect(try w.count("nonces") == 0)
+        #expect(try w.count(.nonce) == 0)
     }
 
     @Test(arguments: ["false", false] as [JSONValue])
@@ -238,7 +238,7 @@ import Testing
         for table in ["accounts", "identities", "sessions", "relay_cleanups", "relay_attempts"] {
             #expect(try w.count(table) == 0, "\(table)")
         }
-        #expect(try w.count("nonces") == 1)
+        #expect(try w.count(.nonce) == 1)
 
         w.firebase.setSignIn(.normal)
         let calls = w.firebase.signInRequests
@@ -298,7 +298,7 @@ import Testing
         let answer = try w.signIn(token, nonce: nonce)
         #expect(answer.status == 503)
         #expect(answer.body["startOver"] == nil)
-        #expect(try w.count("nonces") == 0)
+        #expect(try w.count(.nonce) == 0)
         try w.writeConfig()
         #expect(try w.signIn(token, nonce: nonce).status == 200)
     }

@@ -144,6 +144,11 @@ final class Harness: @unchecked Sendable {
     func count(_ table: String) throws -> Int64 {
         try database().query("SELECT count(*) FROM \(table)").first?.int(0) ?? -1
     }
+
+    /// The rows of one kind of `ephemeral` (nonces, rate-limit windows, cached tokens).
+    func count(_ kind: Ephemeral.Kind) throws -> Int64 {
+        try database().query("SELECT count(*) FROM ephemeral WHERE kind = ?", [.integer(kind.rawValue)]).first?.int(0) ?? -1
+    }
 }
 
 struct HarnessError: Error, CustomStringConvertible {

@@ -26,7 +26,7 @@ enum StoreInvariants {
         if strayCodes != 0 { found.append("email_codes: \(strayCodes ?? -1) rows without their ticket") }
         // A relay sign-in kept for the phone's retry is kept under its spent nonce, never without it.
         let strayAttempts = try db.query(
-            "SELECT count(*) FROM relay_attempts WHERE nonce_hash NOT IN (SELECT nonce_hash FROM nonces)").first?.int(0)
+            "SELECT count(*) FROM relay_attempts WHERE nonce_hash NOT IN (SELECT key FROM ephemeral WHERE kind = 1)").first?.int(0)
         if strayAttempts != 0 { found.append("relay_attempts: \(strayAttempts ?? -1) rows without their nonce") }
         // Every relay user record is in a state the clean-up knows, and past the window holds no token.
         let badRelay = try db.query("""

@@ -3,12 +3,13 @@
 enum Migrations {
     static let scripts: [String] = [
         v1, v2, emailCodesAndLimits, accountDeletion, keyedRateLimits, reviewFixes, slidingSessions, relayWindow,
-        eventOutbox, sealedUnderServerKey, outboxHeads, domainKeys, disabledAccounts,
+        eventOutbox, sealedUnderServerKey, outboxHeads, domainKeys, disabledAccounts, ephemeralKinds,
     ]
 
     /// What a script leaves to Swift, run right after it in the same transaction.
     static func afterScript(_ script: String, in db: Database) throws(FrontdoorError) {
         if script == domainKeys { try AddressRekey.run(db) }
+        if script == ephemeralKinds { try SchemaText.compact(db) }
     }
 
     static let v1 = """
@@ -293,5 +294,30 @@ enum Migrations {
     /// NULL for every account that is not; sign-ins and the session check refuse the others.
     static let disabledAccounts = """
         ALTER TABLE accounts ADD COLUMN disabled_at INTEGER;
+        """
+
+    /// Issue 21: every process parses the whole schema before its first statement, so each object
+    /// taxes every request (docs/performance.md, "Adding a table without taxing every request").
+    /// Nonces, rate-limit windows and the cached service-account token become kinds of one
+    /// `ephemeral` table (`Ephemeral`, which says what each column holds for each kind): seven
+    /// objects (three tables, two automatic and two expiry indexes) become two. A key keeps its
+    /// latest rate-limit window only, the one a limit reads. `apple_revocations_until` goes: the
+    /// one query that used it finds its rows through `apple_revocations_due` by state
+    /// (`StoreQueryPlanTests`). `event_delivery` loses its CHECK (the row is made here and only
+    /// ever updated by id). And after the script, `SchemaText.compact` rewrites every stored
+    /// `CREATE` without its comments and layout, which every process tokenized at 9 instructions a
+    /// byte. `ephemeral_expiry` serves housekeeping's prune, which runs inside the write lock.
+    static let ephemeralKinds = """
+        CREATE TABLE ephemeral (kind INTEGER NOT NULL, key BLOB NOT NULL, number INTEGER NOT NULL DEFAULT 0, since INTEGER NOT NULL DEFAULT 0, value BLOB, expires_at INTEGER NOT NULL, PRIMARY KEY (kind, key)) STRICT, WITHOUT ROWID;
+        CREATE INDEX ephemeral_expiry ON ephemeral(expires_at);
+        INSERT INTO ephemeral (kind, key, expires_at) SELECT 1, nonce_hash, expires_at FROM nonces;
+        INSERT INTO ephemeral (kind, key, number, since, expires_at)
+          SELECT 2, key_hash, hits, window_start, expires_at FROM rate_limits r
+          WHERE window_start = (SELECT max(window_start) FROM rate_limits WHERE key_hash = r.key_hash);
+        INSERT INTO ephemeral (kind, key, value, expires_at) SELECT 3, CAST(cache_key AS BLOB), sealed_token, expires_at FROM oauth_tokens;
+        DROP TABLE nonces;
+        DROP TABLE rate_limits;
+        DROP TABLE oauth_tokens;
+        DROP INDEX apple_revocations_until;
         """
 }
