@@ -9,7 +9,9 @@
    in `.init_array`, in static and dynamic executables alike, so the arguments are kept here
    and the runtime's question answered from them. Defined in an object of our own, the symbol is
    resolved before the linker searches the archive, which then never pulls that member in (a
-   future runtime that needs more from it fails the link with a duplicate symbol, not silently). */
+   future runtime that needs more from it fails the link with a duplicate symbol, not silently).
+   Debug builds link the shared libswiftCore, whose getter is hidden: it keeps answering for
+   itself there, and these definitions go unused (tests/release-test.sh checks the static case). */
 
 static char **startup_argv;
 static int startup_argc;
