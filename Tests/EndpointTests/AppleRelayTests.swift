@@ -248,11 +248,11 @@ import Testing
         #expect(w.firebase.signInRequests == calls)
         // A user Firebase made for the hung call is unknown here, but the call left its mark: the
         // person's next sign-in reaches that user, made after the mark, and it is deleted.
-        #expect(try w.count("relay_sends") == 1)
+        #expect(try w.count(.relaySend) == 1)
         let fresh = try w.signInNew(sub: "apple-11", email: "eleven@example.org")
         #expect(fresh.status == 200, "\(fresh.stderr)")
         #expect(w.firebase.userCount == 0)
-        #expect(try w.count("relay_sends") == 0)
+        #expect(try w.count(.relaySend) == 0)
         #expect(w.firebasePaths.contains { $0.hasSuffix("/v1/accounts:lookup") } == accepted)
     }
 
@@ -279,7 +279,7 @@ import Testing
         #expect(try w.signInNew(sub: "apple-mark-2").status == 401)
         w.firebase.setSignIn(.error(status: 503, message: "UNAVAILABLE"))
         #expect(try w.signInNew(sub: "apple-mark-3").body["startOver"] == true)
-        #expect(try w.count("relay_sends") == 1)
+        #expect(try w.count(.relaySend) == 1)
     }
 
     /// When the request provably never reached Firebase (nothing listens), the nonce comes back.
@@ -339,7 +339,7 @@ import Testing
             #expect(answer.status == status, "\(behaviour)")
             // Firebase answered: it may have taken the credential, so a 503 asks for a new sign-in.
             #expect(answer.body["startOver"] == (status == 503 ? true : nil), "\(behaviour)")
-            #expect(try w.count("relay_attempts") == 0)
+            #expect(try w.count(.relayAttempt) == 0)
         }
     }
 

@@ -40,12 +40,19 @@ import Testing
             .map { "\($0.text(0) ?? ""): \($0.text(1) ?? "")" }
     }
 
-    @Test func aStoreFromTheVersionBeforeKeepsItsNoncesLimitsAndTokens() throws {
+    static let folded = ["nonces", "rate_limits", "oauth_tokens", "email_codes", "relay_attempts", "relay_sends"]
+
+    @Test func aStoreFromTheVersionBeforeKeepsItsNoncesLimitsTokensCodesAndRelayRecords() throws {
         try withStoreDirectory { dir in
             let nonce = SHA256.hash(Array("raw nonce".utf8))
             let limit = RateLimits.Limit("login-email", "a@example.org", maximum: 3, windowSeconds: 900, secret: [1])
             let now: UnixTime = 1_800_000_000
             let window = limit.windowStart(now)
+            let ticket = SHA256.hash(Array("ticket".utf8))
+            let tokenHash = SHA256.hash(Array("apple token".utf8))
+            // A subject key whose bytes include a zero and 0xFF: joined to the nonce byte for byte.
+            let subject: [UInt8] = [0, 0xFF] + SHA256.hash(Array("sub".utf8)).dropFirst(2)
+            let otherNonce = SHA256.hash(Array("other nonce".utf8))
             let kept: [String]
             do {
                 let db = try Database(path: dir.databasePath, upTo: Self.before)
@@ -59,10 +66,24 @@ import Testing
                 try db.run(
                     "INSERT INTO oauth_tokens (cache_key, sealed_token, expires_at) VALUES ('url account scope', x'0102', ?)",
                     [.integer(now + 3000)])
+                try db.run(
+                    "INSERT INTO email_codes (ticket_hash, code_hash, attempts, created_at, expires_at) VALUES (?, ?, 2, ?, ?)",
+                    [.blob(ticket), .blob(Codes.hash("123456", ticketHash: ticket)), .integer(now - 60), .integer(now + 540)])
+                try db.run(
+                    """
+                    INSERT INTO relay_attempts (nonce_hash, token_hash, relay_uid, sealed_id_token, lease_until, expires_at)
+                    VALUES (?, ?, 'relay-uid', x'0506', 0, ?)
+                    """, [.blob(nonce), .blob(tokenHash), .integer(now + 300)])
+                try db.run(
+                    "INSERT INTO relay_sends (nonce_hash, subject_key, sent_at, expires_at) VALUES (?, ?, ?, ?), (?, ?, ?, ?)",
+                    [
+                        .blob(nonce), .blob(subject), .integer(now - 100), .integer(now + 86_400),
+                        .blob(otherNonce), .blob(subject), .integer(now - 50), .integer(now + 86_400),
+                    ])
                 try db.run("INSERT INTO accounts (id, email_key, created_at) VALUES ('a1', 'a@example.org', 1)")
                 try db.run("INSERT INTO sessions VALUES (x'aa', 's1', 'a1', NULL, 1, 1, ?)", [.integer(now + 100)])
                 #expect(try schemaTexts(db).contains { $0.contains("--") })
-                kept = try structure(db, skipping: ["nonces", "rate_limits", "oauth_tokens", "apple_revocations_until"])
+                kept = try structure(db, skipping: Set(Self.folded + ["apple_revocations_until"]))
             }
             let db = try Database(path: dir.databasePath)
             #expect(try db.query("PRAGMA user_version").first?.int(0) == Int64(Database.schemaVersion))
@@ -74,6 +95,15 @@ import Testing
             #expect(try RateLimits.hits(limit, db: db, now: now) == 2)
             #expect(try db.query("SELECT count(*) FROM ephemeral WHERE kind = 2").first?.int(0) == 1)
             #expect(try Ephemeral.value(.oauthToken, key: Array("url account scope".utf8), now: now, db: db) == [1, 2])
+            // The code answers as it did (two tries used, still live), the kept relay answer is
+            // leased by its nonce and token, and the marks are found by their subject.
+            let code = try #require(try Ephemeral.entry(.emailCode, key: ticket, db: db))
+            #expect(code.number == 2 && code.since == now - 60 && code.expiresAt == now + 540)
+            #expect(code.value == Codes.hash("123456", ticketHash: ticket))
+            let relay = try RelayAttempts.claim(nonceHash: nonce, tokenHash: tokenHash, lease: 30, db: db, now: now)
+            #expect(relay?.localId == "relay-uid" && relay?.sealed == [5, 6])
+            #expect(try RelaySends.earliest(subjectKey: subject, besides: otherNonce, db: db) == now - 100)
+            #expect(try RelaySends.earliest(subjectKey: subject, besides: nonce, db: db) == now - 50)
             #expect(try db.query("SELECT count(*) FROM sessions").first?.int(0) == 1)
             // The rest of the schema is what it was, object for object, only its text shorter.
             let after = try structure(db, skipping: ["ephemeral", "apple_revocations_until"])
@@ -81,7 +111,9 @@ import Testing
             let gone = try db.query(
                 """
                 SELECT count(*) FROM sqlite_schema
-                WHERE name IN ('nonces', 'rate_limits', 'oauth_tokens', 'apple_revocations_until')
+                WHERE name IN ('nonces', 'rate_limits', 'oauth_tokens', 'email_codes', 'relay_attempts', 'relay_sends',
+                               'apple_revocations_until')
+                   OR tbl_name IN ('nonces', 'rate_limits', 'oauth_tokens', 'email_codes', 'relay_attempts', 'relay_sends')
                 """)
             #expect(gone.first?.int(0) == 0)
             for text in try schemaTexts(db) {
@@ -123,6 +155,45 @@ import Testing
             // The same key under another kind is another row.
             #expect(try Ephemeral.claim(.nonce, key: key, until: 300, db: db))
             #expect(try Ephemeral.count(.rateLimit, key: key, window: 200, db: db) == 0)
+        }
+    }
+
+    /// A subject's marks are the keys that begin with its HMAC: a neighbouring subject's, one
+    /// byte above or below, are neither counted nor cleared with them.
+    @Test func aSubjectsMarksAreOneRangeOfTheKey() throws {
+        try withStoreDirectory { dir in
+            let db = try Database(path: dir.databasePath)
+            let subject = [UInt8](repeating: 0x40, count: 32)
+            let below = [UInt8](repeating: 0x40, count: 31) + [0x3F]
+            let above = [UInt8](repeating: 0x40, count: 31) + [0x41]
+            let n1 = [UInt8](repeating: 0xFF, count: 32), n2 = [UInt8](repeating: 0x00, count: 32)
+            try RelaySends.mark(nonceHash: n1, subjectKey: subject, db: db, now: 300)
+            try RelaySends.mark(nonceHash: n2, subjectKey: subject, db: db, now: 200)
+            try RelaySends.mark(nonceHash: n1, subjectKey: below, db: db, now: 100)
+            try RelaySends.mark(nonceHash: n2, subjectKey: above, db: db, now: 50)
+            #expect(try RelaySends.earliest(subjectKey: subject, besides: n2, db: db) == 300)
+            #expect(try RelaySends.earliest(subjectKey: subject, besides: [1], db: db) == 200)
+            try RelaySends.clear(RelayUser.Send(nonceHash: n2, subjectKey: subject), db: db)
+            #expect(try RelaySends.earliest(subjectKey: subject, besides: [1], db: db) == 300)
+            try RelaySends.clearSubject(subject, db: db)
+            #expect(try RelaySends.earliest(subjectKey: subject, besides: [1], db: db) == nil)
+            #expect(try RelaySends.earliest(subjectKey: below, besides: [1], db: db) == 100)
+            #expect(try RelaySends.earliest(subjectKey: above, besides: [1], db: db) == 50)
+        }
+    }
+
+    /// A kept relay answer is taken only with its own Apple token, by one request at a time.
+    @Test func aKeptRelayAnswerIsLeasedByNonceAndToken() throws {
+        try withStoreDirectory { dir in
+            let db = try Database(path: dir.databasePath)
+            let nonce = SHA256.hash([1]), token = SHA256.hash([2]), other = SHA256.hash([3])
+            #expect(try Ephemeral.claim(.relayAttempt, key: nonce + token, value: [9], note: "uid", until: 1_000, db: db))
+            #expect(try RelayAttempts.claim(nonceHash: nonce, tokenHash: other, lease: 30, db: db, now: 100) == nil)
+            #expect(try RelayAttempts.claim(nonceHash: nonce, tokenHash: token, lease: 30, db: db, now: 100)?.localId == "uid")
+            #expect(try RelayAttempts.claim(nonceHash: nonce, tokenHash: token, lease: 30, db: db, now: 110) == nil)
+            RelayAttempts.release(nonceHash: nonce, tokenHash: token, db: db)
+            #expect(try RelayAttempts.claim(nonceHash: nonce, tokenHash: token, lease: 30, db: db, now: 110) != nil)
+            #expect(try RelayAttempts.claim(nonceHash: nonce, tokenHash: token, lease: 30, db: db, now: 1_000) == nil)
         }
     }
 }

@@ -9,18 +9,8 @@ public enum Housekeeping {
             DELETE FROM email_tickets WHERE ticket_hash IN
               (SELECT ticket_hash FROM email_tickets WHERE expires_at <= ? LIMIT ?)
             """),
-        ("email_codes", """
-            DELETE FROM email_codes WHERE ticket_hash IN (SELECT ticket_hash FROM email_codes WHERE expires_at <= ? LIMIT ?)
-            """),
-        // What a relay sign-in kept for the phone's retry: a few minutes at most.
-        ("relay_attempts", """
-            DELETE FROM relay_attempts WHERE nonce_hash IN
-              (SELECT nonce_hash FROM relay_attempts WHERE expires_at <= ? LIMIT ?)
-            """),
-        ("relay_sends", """
-            DELETE FROM relay_sends WHERE nonce_hash IN (SELECT nonce_hash FROM relay_sends WHERE expires_at <= ? LIMIT ?)
-            """),
-        // Nonces, rate-limit windows and cached tokens: every kind at once.
+        // Nonces, rate-limit windows, cached tokens, mailed codes, kept relay answers and relay
+        // marks: every kind at once.
         ("ephemeral", Ephemeral.pruneSQL),
         // A revocation past its retry window keeps its outcome but loses the code and tokens.
         ("apple_revocations expired", """
