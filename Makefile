@@ -38,7 +38,7 @@ PREFIX ?= /usr/local
 SYSCONFDIR ?= /etc
 LOCALSTATEDIR ?= /var
 RUN_USER ?= www-data
-ENDPOINTS := signin-google signin-apple signin-email verify-email sign-out delete-account session account
+ENDPOINTS := signin-google signin-apple signin-email verify-email sign-out delete-account session account apple-notify google-risc
 
 .PHONY: deps build release static-libstdcxx release-flags test run stop clean bench install fuzz fuzz-seeds sanitize load crash symbol-order \
     wal-stress
@@ -192,7 +192,7 @@ symbol-order: release
 	scripts/symbol-order
 
 # Hostile input and faults (README, "Hostile input and faults").
-# libFuzzer on the token, key-set, CGI and CBOR parsers, FUZZ_SECONDS (60) each; crashes in var/fuzz/crashes/.
+# libFuzzer on the token, key-set, CGI, CBOR and provider-event parsers, FUZZ_SECONDS (60) each; crashes in var/fuzz/crashes/.
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz
 

@@ -40,6 +40,8 @@ let package = Package(
         .executableTarget(name: "delete-account", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "session", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "account", dependencies: ["Shared"], swiftSettings: swiftSettings),
+        .executableTarget(name: "apple-notify", dependencies: ["Shared"], swiftSettings: swiftSettings),
+        .executableTarget(name: "google-risc", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "frontdoor-check", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "frontdoor-admin", dependencies: ["Shared"], swiftSettings: swiftSettings),
         // make bench's PostgreSQL probe: one SELECT through the store's client, as a CGI program.
@@ -56,6 +58,7 @@ let package = Package(
         .executableTarget(name: "fuzz-jwks", dependencies: ["FuzzTargets"], path: "Fuzz/Sources/fuzz-jwks"),
         .executableTarget(name: "fuzz-cgi", dependencies: ["FuzzTargets"], path: "Fuzz/Sources/fuzz-cgi"),
         .executableTarget(name: "fuzz-cbor", dependencies: ["FuzzTargets"], path: "Fuzz/Sources/fuzz-cbor"),
+        .executableTarget(name: "fuzz-events", dependencies: ["FuzzTargets"], path: "Fuzz/Sources/fuzz-events"),
         // Tests only: a VFS that holds a checkpoint where the WAL-reset bug needs it (WALResetRaceTests).
         .target(name: "CSQLitePause"),
         .testTarget(

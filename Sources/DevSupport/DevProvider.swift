@@ -47,6 +47,26 @@ public enum DevProvider {
                 else { return .respond(.json(#"{"error":"minting failed"}"#, status: 500)) }
                 return .respond(LoopbackHTTPServer.Response(
                     status: 200, headers: [("Content-Type", "text/plain")], body: Array(token.utf8)))
+            case "/apple/notification":
+                // A notification as Apple posts it (docs/provider-events.md), for apple-notify.
+                guard let sub = query["sub"], !sub.isEmpty else {
+                    return .respond(.json(#"{"error":"sub is required"}"#, status: 400))
+                }
+                guard let token = try? apple.notificationToken(
+                    type: query["type"] ?? "consent-revoked", sub: sub, email: query["email"],
+                    isPrivateEmail: query["email"] == nil ? nil : "true")
+                else { return .respond(.json(#"{"error":"minting failed"}"#, status: 500)) }
+                return .respond(.json(FakeApple.notificationBody(token)))
+            case "/google/risc":
+                // A Security Event Token as Google pushes it, for google-risc.
+                guard let sub = query["sub"], !sub.isEmpty else {
+                    return .respond(.json(#"{"error":"sub is required"}"#, status: 400))
+                }
+                let event = FakeGoogle.riscEvent(query["type"] ?? "sessions-revoked", sub: sub, reason: query["reason"])
+                guard let token = try? google.securityEvent([event])
+                else { return .respond(.json(#"{"error":"minting failed"}"#, status: 500)) }
+                return .respond(LoopbackHTTPServer.Response(
+                    status: 200, headers: [("Content-Type", "application/secevent+jwt")], body: Array(token.utf8)))
             case "/dev/stats":
                 // For the benchmark: what the programs asked of the fakes, and over how many connections.
                 let server = google.server
@@ -101,9 +121,11 @@ public enum DevProvider {
                 ("clientIds", .array([.string(FakeGoogle.clientId)])),
                 ("certsUrl", .string(providerURL + "/google/certs" + keysQuery)),
             ])),
+            // The provider answers the absolute-form request a proxy is sent, as the proxy would
+            // pass it on: apple-notify then checks notifications as a relay-mode box does.
             ("apple", .object([
                 ("bundleIds", .array([.string(FakeApple.bundleId)])), ("mode", "relay"),
-                ("keysUrl", .string(providerURL + FakeApple.keysPath + keysQuery)),
+                ("keysUrl", .string(providerURL + FakeApple.keysPath + keysQuery)), ("keysProxy", .string(providerURL)),
             ])),
             ("firebase", .object([
                 ("projectId", .string(FakeFirebase.projectId)), ("apiKey", .string(FakeFirebase.apiKey)),

@@ -64,6 +64,8 @@ public final class FakeApple: @unchecked Sendable {
     public func refreshToken(forCode code: String) -> String? { state.current.refreshTokens[code] }
 
     public func setTeam(_ team: Team) { state.withLock { $0.team = team } }
+    /// Apple rotates: the key set served from now on.
+    public func setKeys(_ keys: [SigningKey]) { state.withLock { $0.keys = keys } }
     public func setRevoke(_ behaviour: FakeFirebase.SignInBehaviour) { state.withLock { $0.revoke = behaviour } }
 
     /// A fresh authorization code for `clientId`, as Apple hands the phone one, for the Apple

@@ -7,7 +7,7 @@ import Shared
 /// so the corpus and every past crash are replayed by the ordinary tests (`FuzzReplayTests`)
 /// without the fuzzing build. Each function may refuse its input; it must never trap.
 public enum FuzzTargets {
-    public static let names = ["jws", "jwks", "cgi", "cbor"]
+    public static let names = ["jws", "jwks", "cgi", "cbor", "events"]
 
     public static func run(_ name: String, _ input: [UInt8]) {
         switch name {
@@ -15,6 +15,7 @@ public enum FuzzTargets {
         case "jwks": jwks(input)
         case "cgi": cgi(input)
         case "cbor": cbor(input)
+        case "events": events(input)
         default: break
         }
     }

@@ -16,10 +16,10 @@ final class HeldRequest {
     private var finished: CGIAnswer?
     private var killed = false
 
-    /// A POST with `json`, or with `json` nil a bodiless request of `method` (the session check's GET).
+    /// A POST with `json` (its body, of `contentType`), or with `json` nil a bodiless request of `method` (the session check's GET).
     init(
         _ h: Harness, _ endpoint: String, method: String = "POST", json: String?, holdAt point: String,
-        authorization: String? = nil
+        authorization: String? = nil, contentType: String = "application/json"
     ) throws {
         self.point = point
         folder = h.dir + "/hold-\(point)"
@@ -27,7 +27,7 @@ final class HeldRequest {
         let body = Array((json ?? "").utf8)
         Harness.registerSecrets(of: body, authorization: authorization)
         let env = h.environment(
-            method: method, contentType: json == nil ? nil : "application/json",
+            method: method, contentType: json == nil ? nil : contentType,
             contentLength: json == nil ? nil : body.count, authorization: authorization,
             extra: ["FRONTDOOR_TEST_PAUSE_AT": point, "FRONTDOOR_TEST_PAUSE_FILE": "\(folder)/\(point)"])
         let started = try ChildProcess.start(

@@ -41,19 +41,7 @@ import Testing
         ]))
         let endpoint = try TokenEndpoint(service.kind, config: [http])
         let real = realAnswer(service, endpoint)
-        let server = try LoopbackHTTPServer { request in
-            switch fault {
-            case .hang: return .hang(seconds: 3600)
-            case .refuse: return .close
-            case .status500: return .respond(.json(#"{"error":{"code":500,"message":"INTERNAL"}}"#, status: 500))
-            case .garbage: return .garbage
-            case .endlessBody: return .endlessBody
-            case .oversized:
-                guard case .respond(var response) = real(request) else { return real(request) }
-                response.body += [UInt8](repeating: 0x20, count: 2 * Self.maxResponseBytes)
-                return .respond(response)
-            }
-        }
+        let server = try LoopbackHTTPServer { request in Self.behaviour(fault, real: real(request)) }
         defer { server.stop() }
         // Refusing is a port nobody listens on, not a server that hangs up.
         let faultURL = fault == .refuse ? "http://127.0.0.1:\(try Stack.freePort())" : server.baseURL
@@ -62,16 +50,8 @@ import Testing
         let nonce = AppleWorld.nonce()
         let forge = Forge(key: endpoint.key, claims: endpoint.claims(rawNonce: nonce), now: Clock.now())
         let token = try forge.sign(claims: [("sub", .string("fault-\(service)-\(fault)"))])
-        let started = Clock.monotonicMillis()
-        let answer = try endpoint.send(token, rawNonce: nonce)
-        let seconds = (Clock.monotonicMillis() - started) / 1000
         let label = "\(service.rawValue), \(fault)"
-        #expect(answer.status == 503, "\(label): \(answer.status) \(answer.rawBody) \(answer.stderr)")
-        #expect(answer.errorCode == "upstream_unavailable", "\(label)")
-        #expect(answer.exitStatus == 0, "\(label)")
-        // One outbound call of 2 s at most before the answer and a little tidying after it
-        // (about 3 s), far from the hour a hanging service would take.
-        #expect(seconds < 10 * (AppleWorld.totalTimeout + 1), "\(label): \(seconds) s")
+        let answer = try Self.expect503(label) { try endpoint.send(token, rawNonce: nonce) }
         for table in ["accounts", "identities", "sessions", "tickets", "relay_cleanups"] {
             #expect(try endpoint.h.count(table) == 0, "\(label): \(table) written")
         }
@@ -101,6 +81,38 @@ import Testing
             if expect == .kept { #expect(endpoint.apple?.firebase.signInRequests == calls, "\(label)") }
         }
         #expect(try endpoint.h.count("accounts") == 1)
+    }
+
+    /// What a service with `fault` does; `real` is the healthy service's answer, for `oversized` to pad.
+    static func behaviour(_ fault: Fault, real: @autoclosure () -> LoopbackHTTPServer.Behaviour)
+        -> LoopbackHTTPServer.Behaviour
+    {
+        switch fault {
+        case .hang: return .hang(seconds: 3600)
+        case .refuse: return .close
+        case .status500: return .respond(.json(#"{"error":{"code":500,"message":"INTERNAL"}}"#, status: 500))
+        case .garbage: return .garbage
+        case .endlessBody: return .endlessBody
+        case .oversized:
+            let answer = real()
+            guard case .respond(var response) = answer else { return answer }
+            response.body += [UInt8](repeating: 0x20, count: 2 * maxResponseBytes)
+            return .respond(response)
+        }
+    }
+
+    /// Sends once and expects 503 `upstream_unavailable` from a process that ended normally, within
+    /// ten times its one outbound call of 2 s (and a little tidying after the answer), far from the
+    /// hour a hanging service would take.
+    static func expect503(_ label: String, _ send: () throws -> CGIAnswer) throws -> CGIAnswer {
+        let started = Clock.monotonicMillis()
+        let answer = try send()
+        let seconds = (Clock.monotonicMillis() - started) / 1000
+        #expect(answer.status == 503, "\(label): \(answer.status) \(answer.rawBody) \(answer.stderr)")
+        #expect(answer.errorCode == "upstream_unavailable", "\(label)")
+        #expect(answer.exitStatus == 0, "\(label)")
+        #expect(seconds < 10 * (AppleWorld.totalTimeout + 1), "\(label): \(seconds) s")
+        return answer
     }
 
     enum Expectation { case nonceBack, kept, startOver }

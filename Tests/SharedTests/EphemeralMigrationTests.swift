@@ -40,7 +40,9 @@ import Testing
             .map { "\($0.text(0) ?? ""): \($0.text(1) ?? "")" }
     }
 
-    static let folded = ["nonces", "rate_limits", "oauth_tokens", "email_codes", "relay_attempts", "relay_sends"]
+    static let folded = [
+        "nonces", "rate_limits", "oauth_tokens", "email_codes", "relay_attempts", "relay_sends", "provider_events",
+    ]
 
     @Test func aStoreFromTheVersionBeforeKeepsItsNoncesLimitsTokensCodesAndRelayRecords() throws {
         try withStoreDirectory { dir in
@@ -80,6 +82,11 @@ import Testing
                         .blob(nonce), .blob(subject), .integer(now - 100), .integer(now + 86_400),
                         .blob(otherNonce), .blob(subject), .integer(now - 50), .integer(now + 86_400),
                     ])
+                try db.run(
+                    """
+                    INSERT INTO provider_events (provider, jti, type, outcome, repeats, received_at)
+                    VALUES ('google', 'jti-1', 'account-disabled', 'no_account', 3, ?)
+                    """, [.integer(now - 10)])
                 try db.run("INSERT INTO accounts (id, email_key, created_at) VALUES ('a1', 'a@example.org', 1)")
                 try db.run("INSERT INTO sessions VALUES (x'aa', 's1', 'a1', NULL, 1, 1, ?)", [.integer(now + 100)])
                 #expect(try schemaTexts(db).contains { $0.contains("--") })
@@ -104,6 +111,13 @@ import Testing
             #expect(relay?.localId == "relay-uid" && relay?.sealed == [5, 6])
             #expect(try RelaySends.earliest(subjectKey: subject, besides: otherNonce, db: db) == now - 100)
             #expect(try RelaySends.earliest(subjectKey: subject, besides: nonce, db: db) == now - 50)
+            // The event's row answers a repeat as it did, and goes 90 days after it came.
+            let event = try #require(try Ephemeral.entry(.providerEvent, key: ProviderEventStore.key(.google, jti: "jti-1"), db: db))
+            #expect(event.number == 3 && event.since == now - 10 && event.note == "no_account")
+            #expect(event.value == Array("account-disabled".utf8) && event.expiresAt == now - 10 + ProviderEventStore.keptSeconds)
+            #expect(try !ProviderEventStore.claim(.google, jti: "jti-1", types: "account-disabled", db: db, now: now))
+            #expect(try ProviderEventStore.counts(since: now - 100, db: db)
+                == [ProviderEventStore.Count(provider: "google", outcome: "no_account", events: 1, repeats: 4)])
             #expect(try db.query("SELECT count(*) FROM sessions").first?.int(0) == 1)
             // The rest of the schema is what it was, object for object, only its text shorter.
             let after = try structure(db, skipping: ["ephemeral", "apple_revocations_until"])
@@ -112,8 +126,9 @@ import Testing
                 """
                 SELECT count(*) FROM sqlite_schema
                 WHERE name IN ('nonces', 'rate_limits', 'oauth_tokens', 'email_codes', 'relay_attempts', 'relay_sends',
-                               'apple_revocations_until')
-                   OR tbl_name IN ('nonces', 'rate_limits', 'oauth_tokens', 'email_codes', 'relay_attempts', 'relay_sends')
+                               'provider_events', 'apple_revocations_until')
+                   OR tbl_name IN ('nonces', 'rate_limits', 'oauth_tokens', 'email_codes', 'relay_attempts', 'relay_sends',
+                                   'provider_events')
                 """)
             #expect(gone.first?.int(0) == 0)
             for text in try schemaTexts(db) {

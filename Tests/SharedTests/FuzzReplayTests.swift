@@ -34,6 +34,7 @@ import Testing
         for (name, bytes) in try FuzzSeeds.jwks() { try FuzzFiles.write(corpus + "jwks/" + name, bytes) }
         for (name, bytes) in try FuzzSeeds.cgi() { try FuzzFiles.write(corpus + "cgi/" + name, bytes) }
         for (name, bytes) in try FuzzSeeds.cbor() { try FuzzFiles.write(corpus + "cbor/" + name, bytes) }
+        for (name, bytes) in try FuzzSeeds.events() { try FuzzFiles.write(corpus + "events/" + name, bytes) }
     }
 }
 

@@ -58,6 +58,58 @@ enum FuzzSeeds {
         return tokens.map { ($0.0, Array($0.1.utf8)) }
     }
 
+    /// Apple's notification bodies in the forms seen, and Google's SETs (issue 23).
+    static func events() throws -> [(String, [UInt8])] {
+        let rsa = try SigningKey.rsa(kid: "fuzz-rsa")
+        let header = #"{"alg":"RS256","kid":"fuzz-rsa"}"#
+        func apple(_ event: JSONValue, asString: Bool, exp: Bool = true) throws -> [UInt8] {
+            var claims: [(String, JSONValue)] = [
+                ("iss", "https://appleid.apple.com"), ("aud", "com.example.frontdoor"), ("iat", .number(now - 10)),
+                ("jti", "a1b2c3d4e5f6"), ("events", asString ? .string(event.serialized) : event),
+            ]
+            if exp { claims.append(("exp", .number(now + 86_390))) }
+            let token = try JWTMinter.mint(rawHeader: header, rawClaims: JSONValue.object(claims).serialized, key: rsa)
+            return Array(JSONValue.object([("payload", .string(token))]).serialized.utf8)
+        }
+        func risc(_ events: [(String, JSONValue)], issuer: String = "https://accounts.google.com/") throws -> [UInt8] {
+            let claims = JSONValue.object([
+                ("iss", .string(issuer)), ("aud", "fuzz.apps.googleusercontent.com"), ("iat", .number(now - 10)),
+                ("jti", "756E69717565206964656E746966696572"), ("events", .object(events)),
+            ])
+            return Array(try JWTMinter.mint(rawHeader: header, rawClaims: claims.serialized, key: rsa).utf8)
+        }
+        let subject = JSONValue.object([
+            ("subject_type", "iss-sub"), ("iss", "https://accounts.google.com/"), ("sub", "7375626A656374"),
+        ])
+        let uri = "https://schemas.openid.net/secevent/risc/event-type/"
+        let revoked = JSONValue.object([
+            ("type", "consent-revoked"), ("sub", "820417.faa325acbc78e1be1668ba852d492d8a.0219"),
+            ("event_time", 1_611_765_847_700),
+        ])
+        let disabled = JSONValue.object([
+            ("type", "email-disabled"), ("sub", "820417.faa3"), ("email", "ep9ks2tnph@privaterelay.appleid.com"),
+            ("is_private_email", "true"), ("event_time", 1_508_184_845),
+        ])
+        return [
+            ("apple-string-ms", try apple(revoked, asString: true)),
+            ("apple-object-s", try apple(disabled, asString: false, exp: false)),
+            ("apple-delete", try apple(.object([("type", "account-delete"), ("sub", "820417.faa3"), ("event_time", 1)]), asString: true)),
+            ("apple-bool-private", try apple(.object([
+                ("type", "email-enabled"), ("sub", "s"), ("email", "x@privaterelay.appleid.com"), ("is_private_email", true),
+            ]), asString: false)),
+            ("risc-hijacking", try risc([(uri + "account-disabled", .object([("subject", subject), ("reason", "hijacking")]))])),
+            ("risc-two", try risc([
+                (uri + "sessions-revoked", .object([("subject", subject)])),
+                ("https://schemas.openid.net/secevent/oauth/event-type/token-revoked", .object([("subject", .object([
+                    ("subject_type", "oauth_token"), ("token_type", "refresh_token"), ("token_identifier_alg", "prefix"),
+                    ("token", "1/abc"),
+                ]))])),
+            ], issuer: "https://accounts.google.com")),
+            ("risc-verification", try risc([(uri + "verification", .object([("state", "frontdoor-check")]))])),
+            ("events-string", Array(revoked.serialized.utf8)),
+        ]
+    }
+
     static func jwks() throws -> [(String, [UInt8])] {
         let rsa = try SigningKey.rsa(kid: "r1")
         let ec = try SigningKey.p256(kid: "e1")

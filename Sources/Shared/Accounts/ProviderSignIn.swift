@@ -37,8 +37,10 @@ public enum ProviderSignIn {
         _ identity: ProviderIdentity, db: Database, config: Config, now: UnixTime, deviceName: String?
     ) throws(FrontdoorError) -> Decision {
         let known = try db.query(
-            "SELECT account_id FROM identities WHERE provider = ? AND subject = ?",
+            "SELECT account_id, blocked_at FROM identities WHERE provider = ? AND subject = ?",
             [.text(identity.provider.rawValue), .text(identity.subject)])
+        // Google's Cross-Account Protection said the Google account was disabled (google-risc).
+        if known.first?.int(1) != nil { throw .invalidToken("identity blocked by the provider's security event") }
         if let accountId = known.first?.text(0) {
             return .session(try startSession(
                 db: db, accountId: accountId, created: false, config: config, now: now, deviceName: deviceName))

@@ -20,6 +20,9 @@ public enum Admin {
                                           deletion ledger, opens the door
           reapply-deletions <ledger>...   re-applies ledgers to a store put back by other means
           stats                           counts of accounts, sessions, waiting events, relay users
+          risc register [--url URL]       registers the Cross-Account Protection stream with Google
+                                          (google.risc.serviceAccountFile; URL: https://<host>/auth/google-risc)
+          risc status | verify | disable  the stream as Google has it; a test event; stops it
         The config is PATH, else $AUTH_CONFIG, else /etc/frontdoor/config.json. Run it as the user
         the store belongs to (sudo -u www-data frontdoor-admin …).
         Exit status: 0 done, 64 usage, 66 no such account or file, 69 the store is unavailable or
@@ -38,7 +41,7 @@ public enum Admin {
         ("sign-out", Command(operands: 1, writes: true)), ("delete", Command(operands: 1, writes: true)),
         ("unlink", Command(operands: 2, writes: true)), ("backup", Command(operands: 1, writes: false)),
         ("restore", Command(operands: 1, writes: false)), ("reapply-deletions", Command(operands: nil, writes: false)),
-        ("stats", Command(operands: 0, writes: false)),
+        ("stats", Command(operands: 0, writes: false)), ("risc", Command(operands: nil, writes: false)),
     ]
 
     static let accountCommands = ["export", "disable", "enable", "sign-out", "delete", "unlink"]
@@ -55,6 +58,8 @@ public enum Admin {
         } catch {
             fail(error, usageToo: true)
         }
+        // `risc register` and the rest are audited as `risc-register`, ….
+        let action = parsed.name == "risc" ? "risc-" + (parsed.operands.first ?? "") : parsed.name
         // The audit line's account: the one named, or the one `find` finds (never the address asked for).
         var accountId = accountCommands.contains(parsed.name) ? parsed.operands.first : nil
         do {
@@ -77,12 +82,12 @@ public enum Admin {
             } else {
                 emit(output)
             }
-            AdminAudit.record(action: parsed.name, accountId: accountId, result: "ok", count: count)
+            AdminAudit.record(action: action, accountId: accountId, result: "ok", count: count)
             deliverEvents(session.config)
             exit(0)
         } catch {
             let failure = adminError(error)
-            AdminAudit.record(action: parsed.name, accountId: accountId, result: failure.code)
+            AdminAudit.record(action: action, accountId: accountId, result: failure.code)
             fail(failure, usageToo: false)
         }
     }
@@ -115,6 +120,7 @@ public enum Admin {
                 ("unreadableLines", .number(Double(outcome.unreadable))),
             ])
         case "stats": return try AdminStats.run(session: session)
+        case "risc": return try RISCAdmin.run(operands, session: session)
         default: throw AdminError(.usage, "Unknown command \(name).")
         }
     }
@@ -149,6 +155,9 @@ public enum Admin {
         }
         if command.operands == nil && rest.isEmpty { throw AdminError(.usage, "\(name) takes one or more operands.") }
         if rest.contains(where: \.isEmpty) { throw AdminError(.usage, "An operand of \(name) is empty.") }
+        if name == "risc", let sub = rest.first, !RISCAdmin.subcommands.contains(sub) {
+            throw AdminError(.usage, "risc takes \(RISCAdmin.subcommands.joined(separator: ", ")), not \(sub).")
+        }
         if name == "unlink", let provider = rest.last, !AccountAdmin.unlinkable.contains(provider) {
             throw AdminError(.usage, "unlink takes a provider of \(AccountAdmin.unlinkable.joined(separator: " or ")), not \(provider).")
         }

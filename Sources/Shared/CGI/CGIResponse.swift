@@ -7,11 +7,20 @@ public struct CGIResponse: Sendable {
     public var status: Int
     public var headers: [(String, String)]
     public var body: JSONValue
+    /// No body and no `Content-Type` (RFC 8935's 202 acknowledgement): `body` is not written.
+    public var bodyless = false
 
     public init(status: Int, body: JSONValue, headers: [(String, String)] = []) {
         self.status = status
         self.body = body
         self.headers = headers
+    }
+
+    /// An answer with nothing after its headers.
+    public static func empty(status: Int) -> CGIResponse {
+        var response = CGIResponse(status: status, body: .object([]))
+        response.bodyless = true
+        return response
     }
 
     /// The contract's error body: `{"error", "message"}` plus the error's extra members.
@@ -26,9 +35,10 @@ public struct CGIResponse: Sendable {
 
     public var serialized: String {
         var out = "Status: \(status) \(Self.reason(status))\r\n"
-        out += "Content-Type: application/json\r\nCache-Control: no-store\r\n"
+        out += (bodyless ? "" : "Content-Type: application/json\r\n") + "Cache-Control: no-store\r\n"
         for (name, value) in headers { out += "\(name): \(value)\r\n" }
         out += "\r\n"
+        guard !bodyless else { return out }
         out += body.serialized
         out += "\n"
         return out
@@ -43,6 +53,7 @@ public struct CGIResponse: Sendable {
         switch status {
         case 200: "OK"
         case 201: "Created"
+        case 202: "Accepted"
         case 400: "Bad Request"
         case 401: "Unauthorized"
         case 403: "Forbidden"

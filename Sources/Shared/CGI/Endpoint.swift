@@ -10,9 +10,10 @@ public enum Endpoint {
     /// `readsBody: false` takes any method and reads nothing from stdin (the session check: nginx
     /// sends it no body). `precheck` may refuse the request before the config is read, as the
     /// method check does. `housekeeping: false` leaves pruning expired rows to other requests.
-    /// `configScope`: how much of the config the endpoint reads (see `Config.Scope`).
+    /// `configScope`: how much of the config the endpoint reads (see `Config.Scope`). `rawBody`: a
+    /// POST whose body the handler reads itself from `request.body` (a provider's, in its own format).
     public static func main(
-        name: String, bodyOptional: Bool = false, readsBody: Bool = true,
+        name: String, bodyOptional: Bool = false, readsBody: Bool = true, rawBody: Bool = false,
         precheck: (CGIRequest) throws(FrontdoorError) -> Void = { _ in }, configScope: Config.Scope = .everything,
         durability: Database.Durability = .powerCutSafe, housekeeping: Bool = true,
         handler: (RequestContext) throws(FrontdoorError) -> CGIResponse
@@ -22,7 +23,7 @@ public enum Endpoint {
         Lifetime.start(seconds: 30)
         let environment = CGIEnvironment.process()
         var outcome = answer(
-            name: name, environment: environment, bodyOptional: bodyOptional, readsBody: readsBody,
+            name: name, environment: environment, bodyOptional: bodyOptional, readsBody: readsBody, rawBody: rawBody,
             precheck: precheck, configScope: configScope, durability: durability, handler: handler)
         if let context = outcome.context, outcome.response.status < 300, context.wroteToStore {
             // A write is answered 2xx only while no restore has begun (see `Door`).
@@ -39,7 +40,9 @@ public enum Endpoint {
         } else {
             outcome.response.write()
         }
-        let code = outcome.response.status >= 400 ? (outcome.response.body["error"]?.stringValue ?? "-") : "-"
+        // RFC 8935's error body names its code `err`.
+        let body = outcome.response.body
+        let code = outcome.response.status >= 400 ? (body["error"]?.stringValue ?? body["err"]?.stringValue ?? "-") : "-"
         FileIO.log(
             "frontdoor endpoint=\(name) status=\(outcome.response.status) error=\(code) ms="
                 + formatMillis(Clock.monotonicMillis() - started))
@@ -81,7 +84,7 @@ public enum Endpoint {
     }
 
     static func answer(
-        name: String, environment: CGIEnvironment, bodyOptional: Bool, readsBody: Bool = true,
+        name: String, environment: CGIEnvironment, bodyOptional: Bool, readsBody: Bool = true, rawBody: Bool = false,
         precheck: (CGIRequest) throws(FrontdoorError) -> Void = { _ in }, configScope: Config.Scope = .everything,
         durability: Database.Durability = .powerCutSafe,
         handler: (RequestContext) throws(FrontdoorError) -> CGIResponse
@@ -91,9 +94,14 @@ public enum Endpoint {
         // refusals stay cheapest.
         let body: JSONValue
         if readsBody {
-            do {
+            do throws(FrontdoorError) {
                 request = try CGIRequest.read(environment: environment)
-                body = try parseBody(request, optional: bodyOptional)
+                if rawBody {
+                    guard request.method == "POST" else {
+                        throw FrontdoorError(.methodNotAllowed, "Only POST is accepted here.")
+                    }
+                }
+                body = rawBody ? .object([]) : try parseBody(request, optional: bodyOptional)
             } catch {
                 return Outcome(response: CGIResponse(error: error), detail: error.detail)
             }

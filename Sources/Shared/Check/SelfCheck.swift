@@ -81,6 +81,7 @@ public struct SelfCheck {
             checkService(service, note: note)
         }
         checkEvents(config, note: note)
+        checkProviderEvents(config, note: note)
         return findings
     }
 

@@ -7,7 +7,19 @@ public struct Config: Sendable {
     public struct Google: Sendable {
         public var clientIds: [String]
         public var certsUrl: String
+        /// Cross-Account Protection (`google.risc`): nil when not configured.
+        public var risc: RISC? = nil
         public static let issuers = ["accounts.google.com", "https://accounts.google.com"]
+    }
+
+    /// What `frontdoor-admin risc` needs to manage the RISC stream; the receiver needs none of it.
+    public struct RISC: Sendable {
+        /// The service account (role `roles/riscconfigs.admin`) whose self-signed JWT the RISC API takes.
+        public var serviceAccountFile: String
+        public var apiUrl: String
+        /// Where Google should post (`https://<host>/auth/google-risc`): `risc register`'s default
+        /// and what `frontdoor-check` holds the stream to; nil: `register` needs `--url`.
+        public var receiverUrl: String?
     }
 
     public struct Apple: Sendable {
@@ -20,6 +32,14 @@ public struct Config: Sendable {
         public var teamId: String?
         public var keyId: String?
         public var privateKeyFile: String?
+        /// A Services ID whose notifications are ours too (`aud` of a web sign-in's notification).
+        public var servicesId: String? = nil
+        /// An HTTP proxy for `keysUrl` alone (`http://host:port`), so a box without IPv4 can check
+        /// Apple's notifications; TLS still runs end to end with Apple through its tunnel.
+        public var keysProxy: String? = nil
+
+        /// Whom a notification may be addressed to: the apps, and the Services ID.
+        public var notificationAudiences: [String] { bundleIds + (servicesId.map { [$0] } ?? []) }
     }
 
     public struct Firebase: Sendable {
@@ -161,9 +181,12 @@ public struct Config: Sendable {
     public var outboundURLs: [(key: String, url: String)] {
         var urls: [(String, String)] = []
         if let google { urls.append(("google.certsUrl", google.certsUrl)) }
+        if let risc = google?.risc { urls.append(("google.risc.apiUrl", risc.apiUrl)) }
         if let apple, apple.mode == .direct {
             urls += [("apple.keysUrl", apple.keysUrl), ("apple.tokenUrl", apple.tokenUrl), ("apple.revokeUrl", apple.revokeUrl)]
         }
+        // Relay mode reaches Apple's keys only through the proxy, for the notifications.
+        if let apple, apple.mode == .relay, apple.keysProxy != nil { urls.append(("apple.keysUrl", apple.keysUrl)) }
         if let firebase {
             urls += [
                 ("firebase.identityToolkitUrl", firebase.identityToolkitUrl),
@@ -237,6 +260,14 @@ public struct Config: Sendable {
                 clientIds: try r.stringList("clientIds"),
                 certsUrl: try r.url("certsUrl", default: "https://www.googleapis.com/oauth2/v3/certs")
             )
+            if var risc = try r.section("risc") {
+                let file = try risc.requiredString("serviceAccountFile")
+                config.google?.risc = RISC(
+                    serviceAccountFile: file, apiUrl: try risc.url("apiUrl", default: "https://risc.googleapis.com"),
+                    receiverUrl: risc.has("receiverUrl") ? try risc.url("receiverUrl") : nil)
+                config.secretFiles.append((risc.key("serviceAccountFile"), file))
+                try risc.rejectUnknown()
+            }
             try r.rejectUnknown()
         }
         if var r = try top.section("apple") {
@@ -255,6 +286,13 @@ public struct Config: Sendable {
                 privateKeyFile: try r.string("privateKeyFile")
             )
             if let file = config.apple?.privateKeyFile { config.secretFiles.append((r.key("privateKeyFile"), file)) }
+            config.apple?.servicesId = try r.string("servicesId")
+            if let proxy = try r.string("keysProxy") {
+                guard OutboundURL.isProxy(proxy) else {
+                    throw ConfigError(key: r.key("keysProxy"), reason: "must be http://host:port (an HTTP proxy that tunnels to Apple)")
+                }
+                config.apple?.keysProxy = proxy
+            }
             try r.rejectUnknown()
         }
         if var r = try top.section("firebase") {

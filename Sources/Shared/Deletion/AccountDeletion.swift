@@ -158,7 +158,9 @@ public enum AccountDeletion {
             try RelaySends.mark(nonceHash: send.nonceHash, subjectKey: send.subjectKey, db: db, now: context.now)
             plan.relaySend = send
         }
-        try AppleRevocationStore.insert(plan, db: db, now: context.now)
+        try AppleRevocationStore.insert(
+            plan, subjectHash: try AppleRevocationStore.subjectHash(fresh.claimedSubject, config: context.config), db: db,
+            now: context.now)
         return (.scheduled, plan)
     }
 }

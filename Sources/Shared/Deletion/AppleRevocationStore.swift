@@ -26,8 +26,11 @@ enum AppleRevocationStore {
     /// An HMAC of an Apple `sub` with a secret derived from the server key: a waiting row can
     /// check a `sub` without naming one.
     static func subjectHash(_ subject: String, config: Config) throws(FrontdoorError) -> [UInt8] {
-        let secret = HMACSHA256.mac(
-            key: try DeletionAudit.key(config: config), message: Array("frontdoor revocation subjects".utf8))
+        subjectHash(subject, auditKey: try DeletionAudit.key(config: config))
+    }
+
+    static func subjectHash(_ subject: String, auditKey: [UInt8]) -> [UInt8] {
+        let secret = HMACSHA256.mac(key: auditKey, message: Array("frontdoor revocation subjects".utf8))
         return HMACSHA256.mac(key: secret, message: Array(subject.utf8))
     }
 
@@ -38,19 +41,24 @@ enum AppleRevocationStore {
         let attempts: Int64
     }
 
-    static func insert(_ plan: AppleRevocation.Plan, db: Database, now: UnixTime) throws(FrontdoorError) {
+    /// `subjectHash`: the deleted account's Apple `sub`, kept after the row settles so that Apple's
+    /// `consent-revoked` echo of the revocation is recognised (`apple-notify`).
+    static func insert(
+        _ plan: AppleRevocation.Plan, subjectHash: [UInt8], db: Database, now: UnixTime
+    ) throws(FrontdoorError) {
         try db.run(
             """
-            INSERT INTO apple_revocations (id, mode, state, retry_until, created_at, updated_at)
-            VALUES (?, ?, 'scheduled', ?, ?, ?)
+            INSERT INTO apple_revocations (id, mode, state, retry_until, subject_hash, created_at, updated_at)
+            VALUES (?, ?, 'scheduled', ?, ?, ?, ?)
             """,
             [
-                .text(plan.id), .text(plan.mode.rawValue), .integer(now + codeLifetimeSeconds), .integer(now),
-                .integer(now),
+                .text(plan.id), .text(plan.mode.rawValue), .integer(now + codeLifetimeSeconds), .blob(subjectHash),
+                .integer(now), .integer(now),
             ])
     }
 
-    /// Records the outcome: a settled one drops every secret; `retry` keeps what `kept` says.
+    /// Records the outcome: a settled one drops every secret; `retry` keeps what `kept` says. The
+    /// `sub`'s HMAC stays for Apple's echo (it names nobody without the server key).
     static func settle(
         id: String, mode: Config.Apple.Mode, outcome: AppleRevocation.Outcome, attempts: Int64, db: Database,
         now: UnixTime
@@ -60,7 +68,8 @@ enum AppleRevocationStore {
             try db.run(
                 """
                 UPDATE apple_revocations SET state = ?, detail = ?, client_id = ?, code = ?, id_token = ?,
-                  refresh_token = ?, relay_cleanup_id = ?, subject_hash = ?, attempts = ?, next_attempt_at = ?,
+                  refresh_token = ?, relay_cleanup_id = ?, subject_hash = coalesce(?, subject_hash), attempts = ?,
+                  next_attempt_at = ?,
                   retry_until = ?, updated_at = ?
                 WHERE id = ?
                 """,

@@ -33,6 +33,13 @@ enum PasswordReset {
                 try Codes.spoil(ticketHash: made.hash, db: db)
                 return (made.ticket, nil)
             }
+            // A provider stopped mail to it (a hijacked Google account's, a relay address Apple no
+            // longer forwards): no code goes, and the answer and the wait stay as for any address.
+            if let accountId = account?.text(0), try ProviderEventStore.mailStopped(accountId, db: db) {
+                try Codes.spoil(ticketHash: made.hash, db: db)
+                VerifyEmail.syslog("reset mail not sent: the address is stopped by a provider's event", warning: true)
+                return (made.ticket, nil)
+            }
             return (made.ticket, recipient)
         }
         // Through nginx a mail sent right after the answer competes for the CPU with the answer's

@@ -29,6 +29,9 @@ public final class CurlHTTPClient: HTTPClient {
     /// `host:port:address` entries answered instead of DNS (CURLOPT_RESOLVE): frontdoor-check uses
     /// them so its HTTPS probe goes where its own, injectable, name lookup said.
     public var resolveOverrides: [String] = []
+    /// An HTTP proxy (`apple.keysProxy`) every request of this client goes through; nil: none,
+    /// whatever the environment says.
+    public var proxy: String?
 
     private let handle: UnsafeMutableRawPointer?
 
@@ -137,6 +140,9 @@ public final class CurlHTTPClient: HTTPClient {
         try options.set(CURLOPT_HEADERFUNCTION, callback: CurlCallbacks.header)
         try options.set(CURLOPT_HEADERDATA, pointer: context)
         try options.set(CURLOPT_HTTPHEADER, pointer: headerList)
+        // "" turns off libcurl's reading of proxy variables from the environment. An https://
+        // URL always goes through a proxy's CONNECT tunnel, so TLS stays end to end.
+        try options.set(CURLOPT_PROXY, proxy ?? "")
 
         let method = request.method
         if method == "POST" || !request.body.isEmpty {

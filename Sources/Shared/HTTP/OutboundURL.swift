@@ -26,6 +26,14 @@ public enum OutboundURL {
         }
     }
 
+    /// An HTTP proxy's address, `http://host:port`, nothing more (no path, no user): the tunnel it
+    /// opens (CONNECT) carries TLS end to end, so the proxy need not be loopback or TLS itself.
+    public static func isProxy(_ url: String) -> Bool {
+        guard let parts = parse(url), parts.scheme == "http", parts.port != nil, !url.contains("@") else { return false }
+        let rest = url.dropFirst("http://".count).drop { $0 != "/" }
+        return rest.isEmpty || rest == "/"
+    }
+
     /// The host alone (lower-cased, IPv6 in brackets), for error messages: unlike the whole URL it
     /// never carries a query string, where API keys travel.
     public static func host(of url: String) -> String? { parse(url)?.host }

@@ -7,16 +7,19 @@ struct ServiceAccount {
     let keyId: String?
     let key: RSAPrivateKey
 
-    static func load(path: String) throws(FrontdoorError) -> ServiceAccount {
+    /// `key`: the config key that names the file, for the errors.
+    static func load(path: String, key: String = "firebase.serviceAccountFile") throws(FrontdoorError) -> ServiceAccount {
         guard var bytes = FileIO.readFile(path, limit: 64 * 1024) else {
-            throw .internal("config: firebase.serviceAccountFile: cannot be read")
+            throw .internal("config: \(key): cannot be read")
         }
         defer { AppleClientSecret.wipe(&bytes) }
-        return try parse(bytes)
+        return try parse(bytes, key: key)
     }
 
-    static func parse(_ bytes: [UInt8]) throws(FrontdoorError) -> ServiceAccount {
-        let what = "config: firebase.serviceAccountFile"
+    static func parse(_ bytes: [UInt8], key configKey: String = "firebase.serviceAccountFile") throws(FrontdoorError)
+        -> ServiceAccount
+    {
+        let what = "config: \(configKey)"
         guard let json = try? JSONParser.parse(bytes), json.objectValue != nil else {
             throw .internal("\(what): not a JSON object")
         }

@@ -12,6 +12,7 @@
 /// | `emailCode` | the ticket's hash | tries | when mailed | SHA-256(ticket hash ‖ code) (`Codes`) | |
 /// | `relayAttempt` | nonce hash ‖ Apple token hash | | leased until | the ID token, sealed (`RelayAttempts`) | the relay uid |
 /// | `relaySend` | subject key ‖ nonce hash (`RelaySends`) | | when sent | | |
+/// | `providerEvent` (rule 16) | `<provider>:<jti>` in UTF-8 | repeats | when received | its types, UTF-8 | its outcome |
 ///
 /// A key of two hashes puts the one searched by first, so its rows are a range of the primary
 /// key. All access goes through this file, in SQL that PostgreSQL takes as written (`ON CONFLICT
@@ -25,6 +26,7 @@ public enum Ephemeral {
         case emailCode = 4
         case relayAttempt = 5
         case relaySend = 6
+        case providerEvent = 7
 
         /// The table each kind was before `Migrations.ephemeralKinds`.
         public var name: String {
@@ -35,6 +37,7 @@ public enum Ephemeral {
             case .emailCode: "email_codes"
             case .relayAttempt: "relay_attempts"
             case .relaySend: "relay_sends"
+            case .providerEvent: "provider_events"
             }
         }
     }
@@ -110,6 +113,11 @@ public enum Ephemeral {
     static func setValue(_ kind: Kind, key: [UInt8], _ value: [UInt8], db: Database) throws(FrontdoorError) {
         try db.run(
             "UPDATE ephemeral SET value = ? WHERE kind = ? AND key = ?", [.blob(value), .integer(kind.rawValue), .blob(key)])
+    }
+
+    static func setNote(_ kind: Kind, key: [UInt8], _ note: String, db: Database) throws(FrontdoorError) {
+        try db.run(
+            "UPDATE ephemeral SET note = ? WHERE kind = ? AND key = ?", [.text(note), .integer(kind.rawValue), .blob(key)])
     }
 
     // MARK: - Counters (one window a key: a hit in a new window starts it again at one)
@@ -191,6 +199,16 @@ public enum Ephemeral {
 
     static func remove(_ kind: Kind, sinceAtOrBefore time: UnixTime, db: Database) throws(FrontdoorError) {
         try db.run("DELETE FROM ephemeral WHERE kind = ? AND since <= ?", [.integer(kind.rawValue), .integer(time)])
+    }
+
+    /// Every row of the kind whose `since` is after `time`, with its key.
+    static func entries(_ kind: Kind, sinceAfter time: UnixTime, db: Database) throws(FrontdoorError)
+        -> [(key: [UInt8], entry: Entry)]
+    {
+        try db.query(
+            "SELECT number, since, value, note, expires_at, key FROM ephemeral WHERE kind = ? AND since > ?",
+            [.integer(kind.rawValue), .integer(time)]
+        ).map { row in (row.blob(5) ?? [], entry(row)) }
     }
 
     // MARK: - An account's

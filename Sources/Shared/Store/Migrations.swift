@@ -3,7 +3,8 @@
 enum Migrations {
     static let scripts: [String] = [
         v1, v2, emailCodesAndLimits, accountDeletion, keyedRateLimits, reviewFixes, slidingSessions, relayWindow,
-        eventOutbox, sealedUnderServerKey, outboxHeads, domainKeys, disabledAccounts, ephemeralKinds,
+        eventOutbox, sealedUnderServerKey, outboxHeads, domainKeys, disabledAccounts,
+        providerEvents, ephemeralKinds,
     ]
 
     /// What a script leaves to Swift, run right after it in the same transaction.
@@ -296,12 +297,36 @@ enum Migrations {
         ALTER TABLE accounts ADD COLUMN disabled_at INTEGER;
         """
 
+    /// Issue 23, the providers' events (rule 16). One row per Apple notification or Google security
+    /// event received, by its `jti`, written in the transaction of what it caused, so a repeat
+    /// finds its row and does nothing; nothing in it names a person. Google's `account-disabled`
+    /// blocks that identity (`blocked_at`: no sign-in, no code to the account's address); Apple's
+    /// `email-disabled` stops mail to the account's relay address (`mail_off_at`). Both hold the
+    /// event's time. A revocation keeps its Apple `sub`'s HMAC until Apple echoes it
+    /// (`confirmed_at`) or the row goes.
+    static let providerEvents = """
+        CREATE TABLE provider_events (
+          provider TEXT NOT NULL,              -- apple | google
+          jti TEXT NOT NULL,                   -- the token's id, unique to its sender
+          type TEXT NOT NULL,                  -- its event types, short and comma-separated: consent-revoked, account-disabled
+          outcome TEXT NOT NULL,               -- applied | ignored | no_account | echo
+          repeats INTEGER NOT NULL DEFAULT 0,  -- deliveries after the first (each changed nothing)
+          received_at INTEGER NOT NULL,
+          PRIMARY KEY (provider, jti)
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX provider_events_received ON provider_events(received_at);
+        ALTER TABLE identities ADD COLUMN blocked_at INTEGER;
+        ALTER TABLE identities ADD COLUMN mail_off_at INTEGER;
+        ALTER TABLE apple_revocations ADD COLUMN confirmed_at INTEGER;
+        """
+
     /// Issue 21: every process parses the whole schema before its first statement, so each object
     /// taxes every request (docs/performance.md, "Adding a table without taxing every request").
     /// Nonces, rate-limit windows, the cached service-account token, mailed codes, kept relay
-    /// answers and relay marks become kinds of one `ephemeral` table (`Ephemeral`, which says what
-    /// each column holds for each kind): fourteen objects (six tables, two automatic indexes, five
-    /// expiry indexes and `relay_sends_subject`) become two. A key keeps its latest rate-limit
+    /// answers, relay marks and the providers' events seen become kinds of one `ephemeral` table
+    /// (`Ephemeral`, which says what each column holds for each kind): sixteen objects (seven
+    /// tables, two automatic indexes, six expiry indexes and `relay_sends_subject`) become two. A
+    /// provider event's row goes 90 days after it came (`ProviderEventStore.keptSeconds`). A key keeps its latest rate-limit
     /// window only, the one a limit reads. A relay mark is keyed by its subject's HMAC and then its
     /// nonce, and a kept relay answer by its nonce and then its Apple token's hash, so each query
     /// is a search of the primary key (`CAST(… || … AS BLOB)` joins two blobs byte for byte). `apple_revocations_until` goes: the
@@ -324,12 +349,16 @@ enum Migrations {
           SELECT 5, CAST(nonce_hash || token_hash AS BLOB), lease_until, sealed_id_token, relay_uid, expires_at FROM relay_attempts;
         INSERT INTO ephemeral (kind, key, since, expires_at)
           SELECT 6, CAST(subject_key || nonce_hash AS BLOB), sent_at, expires_at FROM relay_sends;
+        INSERT INTO ephemeral (kind, key, number, since, value, note, expires_at)
+          SELECT 7, CAST(provider || ':' || jti AS BLOB), repeats, received_at, CAST(type AS BLOB), outcome, received_at + 7776000
+          FROM provider_events;
         DROP TABLE nonces;
         DROP TABLE rate_limits;
         DROP TABLE oauth_tokens;
         DROP TABLE email_codes;
         DROP TABLE relay_attempts;
         DROP TABLE relay_sends;
+        DROP TABLE provider_events;
         DROP INDEX apple_revocations_until;
         """
 }
