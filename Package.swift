@@ -19,11 +19,13 @@ let package = Package(
         .systemLibrary(name: "CSystem"),
         // libcurl's headers (libcurl4-openssl-dev) at build time; the library is dlopen()ed (loader.c).
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl")]),
+        // argv for the Swift runtime without its start-up read of /proc/self/maps (arguments.c).
+        .target(name: "CStartup"),
         // libsodium-dev's headers; its archive is linked into Shared below, like libcrypto's.
         .systemLibrary(name: "CSodium"),
         .target(
             name: "Shared",
-            dependencies: ["COpenSSL", "CSQLite", "CCurl", "CSystem", "CSodium"],
+            dependencies: ["COpenSSL", "CSQLite", "CCurl", "CSystem", "CSodium", "CStartup"],
             swiftSettings: swiftSettings,
             // Debian's -dev packages ship the archives, and `make deps` builds SQLite's: linked in,
             // they cost no loading or symbol binding at start-up. The module maps have no `link`

@@ -41,6 +41,20 @@ for program in signin-google signin-apple signin-email verify-email sign-out del
     fi
     if printf '%s' "$out" | grep -q "$expect"; then ok; else bad "$program did not run with $toolchain_lib hidden: $out"; fi
 done
+# The command line comes from Sources/CStartup, not the runtime's CommandLine.cpp, whose static
+# initializer reads /proc/self/maps in every process: its member must not be linked, and the
+# arguments must still arrive exactly (a space and an empty one included).
+for program in session frontdoor-admin; do
+    if nm "$bin/$program" | grep -q '_GLOBAL__sub_I_CommandLine.cpp'; then bad "$program links the runtime's CommandLine.cpp"; else ok; fi
+done
+if command -v strace >/dev/null; then
+    if env -i REQUEST_METHOD=GET strace -f -e trace=open,openat "$bin/signin-google" </dev/null 2>&1 >/dev/null | grep -q /proc/self/maps
+    then bad "signin-google reads /proc/self/maps at start-up"; else ok; fi
+fi
+out=$(env -i "$bin/frontdoor-admin" "two words" 2>&1)
+if printf '%s' "$out" | grep -qF 'Unknown command two words.'; then ok; else bad "frontdoor-admin's argument did not arrive whole: $out"; fi
+out=$(env -i "$bin/frontdoor-check" --hosts "" 2>&1)
+if printf '%s' "$out" | grep -qF -- '--hosts : cannot be read'; then ok; else bad "frontdoor-check's empty argument did not arrive: $out"; fi
 out=$(env -i "$bin/frontdoor-check" --config /nonexistent/config.json 2>&1)
 if printf '%s\n' "$out" | head -1 | grep -qF "✓ SQLite $sqlite_version linked (source $sqlite_id): protection against the WAL-reset bug: fixed SQLite $sqlite_version"; then ok; else
     bad "frontdoor-check does not name SQLite $sqlite_version as the protection: $(printf '%s' "$out" | head -1)"

@@ -13,7 +13,7 @@ import Testing
         let refused = try w.signIn(token, nonce: nonce, givenName: given, familyName: family)
         #expect(refused.status == 400, "\(refused.rawBody)")
         #expect(refused.errorCode == "invalid_request")
-        #expect(try w.count("nonces") == 0 && w.count("accounts") == 0)
+        #expect(try w.count(.nonce) == 0 && w.count("accounts") == 0)
         #expect(w.firebase.usersCreated == 0)
         // The same token then signs in with a name that shows.
         let answer = try w.signIn(token, nonce: nonce, givenName: "Ada", familyName: "Lee")

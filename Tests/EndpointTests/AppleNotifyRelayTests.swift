@@ -163,8 +163,7 @@ import Testing
         let echo = try d.apple.notificationToken(type: "consent-revoked", sub: "apple-echo-1", jti: "jti-echo")
         let answer = try d.h.run("apple-notify", body: Array(FakeApple.notificationBody(echo).utf8))
         #expect(answer.status == 200, "\(answer.stderr)")
-        let row = try d.h.database().query("SELECT outcome, type FROM provider_events WHERE jti = 'jti-echo'")
-        #expect(row.first?.text(0) == "echo" && row.first?.text(1) == "consent-revoked")
+        #expect(try ProviderEventsWorld.rows(d.h) == ["apple jti-echo consent-revoked echo 0"])
         let confirmed = try d.h.database().query("SELECT subject_hash IS NULL, confirmed_at FROM apple_revocations")
         #expect(confirmed.first?.int(0) == 1 && confirmed.first?.int(1) != nil)
         #expect(try !d.h.holds(accountId))
@@ -173,8 +172,7 @@ import Testing
         // A second consent-revoked for that sub has nothing left to confirm.
         let again = try d.apple.notificationToken(type: "consent-revoked", sub: "apple-echo-1", jti: "jti-echo-2")
         _ = try d.h.run("apple-notify", body: Array(FakeApple.notificationBody(again).utf8))
-        #expect(try d.h.database().query("SELECT outcome FROM provider_events WHERE jti = 'jti-echo-2'").first?.text(0)
-            == "no_account")
+        #expect(try ProviderEventsWorld.rows(d.h).last == "apple jti-echo-2 consent-revoked no_account 0")
     }
 }
 

@@ -45,7 +45,7 @@ import Testing
         #expect(w.firebase.userCount == 1)
         #expect(!w.firebasePaths.contains { $0.contains("accounts:delete") || $0.hasSuffix("/v1/token") })
         #expect(try w.count("relay_cleanups") == 0)
-        #expect(try w.count("nonces") == 1)
+        #expect(try w.count(.nonce) == 1)
     }
 
     /// A shared project with one account per email address: Firebase signs the Apple credential

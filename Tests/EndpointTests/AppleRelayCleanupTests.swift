@@ -60,7 +60,7 @@ import Testing
         // One access token for both, cached in the store for its life (less a margin).
         #expect(w.firebase.accessTokensIssued == 1)
         let db = try w.h.database()
-        let cached = try #require(try db.query("SELECT expires_at - ? FROM oauth_tokens", [.integer(Clock.now())]).first)
+        let cached = try #require(try db.query("SELECT expires_at - ? FROM ephemeral WHERE kind = 3", [.integer(Clock.now())]).first)
         #expect((cached.int(0) ?? 0) > 3000 && (cached.int(0) ?? 0) < 3600)
         let admin = try #require(w.firebase.requests.first { $0.path.hasPrefix("/v1/projects/") })
         #expect(admin.path == "/v1/projects/\(FakeFirebase.projectId)/accounts:delete")
@@ -88,7 +88,7 @@ import Testing
         let bearer = try #require(admin.header("authorization"))
         let token = Array(bearer.dropFirst("Bearer ".count).utf8)
         #expect(token.count > 20)
-        #expect(try w.count("oauth_tokens") == 1)
+        #expect(try w.count(.oauthToken) == 1)
         let stored = (FileIO.readFile(w.h.databasePath, limit: 1 << 26) ?? [])
             + (FileIO.readFile(w.h.databasePath + "-wal", limit: 1 << 26) ?? [])
         #expect(!stored.isEmpty)

@@ -30,19 +30,19 @@ import Testing
         let first = try w.signIn(token, nonce: nonce)
         #expect(first.status == 503, "\(first.rawBody) \(first.stderr)")
         #expect(first.body["startOver"] == nil)
-        #expect(try w.count("relay_attempts") == 1)
-        #expect(try w.count("nonces") == 1)
+        #expect(try w.count(.relayAttempt) == 1)
+        #expect(try w.count(.nonce) == 1)
         // The relay user went after the answer as usual: the kept ID token needs no user.
         #expect(w.firebase.userCount == 0)
         // Sealed: neither the ID token nor the email is readable in the store.
-        let kept = try #require(try w.h.database().query("SELECT sealed_id_token FROM relay_attempts").first?.blob(0))
+        let kept = try #require(try w.h.database().query("SELECT value FROM ephemeral WHERE kind = ?", [.integer(Ephemeral.Kind.relayAttempt.rawValue)]).first?.blob(0))
         #expect(!kept.contains("kept@example.org"))
         #expect(!kept.contains("eyJ"))
 
         // Still unavailable: another 503, still kept.
         let second = try w.signIn(token, nonce: nonce)
         #expect(second.status == 503)
-        #expect(try w.count("relay_attempts") == 1)
+        #expect(try w.count(.relayAttempt) == 1)
 
         try w.writeConfig()
         let calls = w.firebase.signInRequests
@@ -50,7 +50,7 @@ import Testing
         #expect(retry.status == 200, "\(retry.rawBody) \(retry.stderr)")
         #expect(retry.body["email"]?.stringValue == "kept@example.org")
         #expect(w.firebase.signInRequests == calls)
-        #expect(try w.count("relay_attempts") == 0)
+        #expect(try w.count(.relayAttempt) == 0)
         // Once: the same token and nonce again are a replay.
         let replay = try w.signIn(token, nonce: nonce)
         #expect(replay.status == 401)
@@ -66,7 +66,7 @@ import Testing
         let nonce = AppleWorld.nonce()
         let token = try w.apple.token(sub: "apple-kept-key", rawNonce: nonce, email: "kept.key@example.org")
         #expect(try w.signIn(token, nonce: nonce).status == 503)
-        #expect(try w.count("relay_attempts") == 1)
+        #expect(try w.count(.relayAttempt) == 1)
         // The store as a thief has it: the same rows, without this box's server key.
         let keyFile = w.h.dir + "/audit-key"
         #expect(access(keyFile, F_OK) == 0)
@@ -92,7 +92,7 @@ import Testing
         let other = try w.apple.token(sub: "apple-kept-2", rawNonce: nonce, email: "other@example.org")
         let answer = try w.signIn(other, nonce: nonce)
         #expect(answer.status == 401)
-        #expect(try w.count("relay_attempts") == 1)
+        #expect(try w.count(.relayAttempt) == 1)
         #expect(try w.count("accounts") == 0)
     }
 
@@ -104,11 +104,13 @@ import Testing
         let token = try w.apple.token(sub: "apple-kept-3", rawNonce: nonce)
         #expect(try w.signIn(token, nonce: nonce).status == 503)
         let db = try w.h.database()
-        let row = try #require(try db.query("SELECT expires_at - ? FROM relay_attempts", [.integer(Clock.now())]).first)
+        let row = try #require(try db.query(
+            "SELECT expires_at - ? FROM ephemeral WHERE kind = ?", [.integer(Clock.now()), .integer(Ephemeral.Kind.relayAttempt.rawValue)]).first)
         #expect((row.int(0) ?? 0) <= 300)
-        try db.run("UPDATE relay_attempts SET expires_at = ?", [.integer(Clock.now() - 1)])
+        try db.run(
+            "UPDATE ephemeral SET expires_at = ? WHERE kind = ?", [.integer(Clock.now() - 1), .integer(Ephemeral.Kind.relayAttempt.rawValue)])
         try Housekeeping.prune(db, now: Clock.now())
-        #expect(try w.count("relay_attempts") == 0)
+        #expect(try w.count(.relayAttempt) == 0)
         try w.writeConfig()
         #expect(try w.signIn(token, nonce: nonce).status == 401)
     }

@@ -72,7 +72,7 @@ import Testing
         #expect(missing.errorCode == "invalid_request")
         #expect(w.firebase.requests.isEmpty)
         #expect(w.apple.keyFetches == 0)
-        #expect(try w.count("nonces") == 0)
+        #expect(try w.count(.nonce) == 0)
         #expect(try w.count("accounts") == 0)
     }
 
@@ -89,7 +89,7 @@ import Testing
         }
         #expect(w.firebase.requests.isEmpty)
         #expect(w.apple.keyFetches == 0)
-        #expect(try w.count("nonces") == 0)
+        #expect(try w.count(.nonce) == 0)
         let raw = String(AppleWorld.nonce().prefix(32))
         let answer = try w.signIn(try w.apple.token(sub: "apple-short", rawNonce: raw), nonce: raw)
         #expect(answer.status == 200, "\(answer.rawBody) \(answer.stderr)")
@@ -106,7 +106,7 @@ import Testing
         #expect(replay.stderr.contains("nonce already used"))
         #expect(w.firebase.usersCreated == 1)
         // Kept until the token's expiry (plus the clock-skew allowance).
-        let row = try w.h.database().query("SELECT expires_at FROM nonces").first
+        let row = try w.h.database().query("SELECT expires_at FROM ephemeral WHERE kind = 1").first
         let payload = Base64URL.decode(token.split(separator: ".")[1]) ?? []
         let exp = try #require(try JSONParser.parse(payload)["exp"]?.int64Value)
         #expect(row?.int(0) == exp + 60)
@@ -141,7 +141,7 @@ import Testing
         let answer = try w.signIn(token, nonce: nonce)
         #expect(answer.status == 401)
         #expect(w.firebase.requests.isEmpty)
-        #expect(try w.count("nonces") == 0)
+        #expect(try w.count(.nonce) == 0)
     }
 
     @Test(arguments: ["false", false] as [JSONValue])
@@ -238,7 +238,7 @@ import Testing
         for table in ["accounts", "identities", "sessions", "relay_cleanups", "relay_attempts"] {
             #expect(try w.count(table) == 0, "\(table)")
         }
-        #expect(try w.count("nonces") == 1)
+        #expect(try w.count(.nonce) == 1)
 
         w.firebase.setSignIn(.normal)
         let calls = w.firebase.signInRequests
@@ -248,11 +248,11 @@ import Testing
         #expect(w.firebase.signInRequests == calls)
         // A user Firebase made for the hung call is unknown here, but the call left its mark: the
         // person's next sign-in reaches that user, made after the mark, and it is deleted.
-        #expect(try w.count("relay_sends") == 1)
+        #expect(try w.count(.relaySend) == 1)
         let fresh = try w.signInNew(sub: "apple-11", email: "eleven@example.org")
         #expect(fresh.status == 200, "\(fresh.stderr)")
         #expect(w.firebase.userCount == 0)
-        #expect(try w.count("relay_sends") == 0)
+        #expect(try w.count(.relaySend) == 0)
         #expect(w.firebasePaths.contains { $0.hasSuffix("/v1/accounts:lookup") } == accepted)
     }
 
@@ -279,7 +279,7 @@ import Testing
         #expect(try w.signInNew(sub: "apple-mark-2").status == 401)
         w.firebase.setSignIn(.error(status: 503, message: "UNAVAILABLE"))
         #expect(try w.signInNew(sub: "apple-mark-3").body["startOver"] == true)
-        #expect(try w.count("relay_sends") == 1)
+        #expect(try w.count(.relaySend) == 1)
     }
 
     /// When the request provably never reached Firebase (nothing listens), the nonce comes back.
@@ -298,7 +298,7 @@ import Testing
         let answer = try w.signIn(token, nonce: nonce)
         #expect(answer.status == 503)
         #expect(answer.body["startOver"] == nil)
-        #expect(try w.count("nonces") == 0)
+        #expect(try w.count(.nonce) == 0)
         try w.writeConfig()
         #expect(try w.signIn(token, nonce: nonce).status == 200)
     }
@@ -339,7 +339,7 @@ import Testing
             #expect(answer.status == status, "\(behaviour)")
             // Firebase answered: it may have taken the credential, so a 503 asks for a new sign-in.
             #expect(answer.body["startOver"] == (status == 503 ? true : nil), "\(behaviour)")
-            #expect(try w.count("relay_attempts") == 0)
+            #expect(try w.count(.relayAttempt) == 0)
         }
     }
 

@@ -98,4 +98,5 @@ final class AppleWorld: @unchecked Sendable {
     var firebasePaths: [String] { firebase.requests.map { $0.path } }
 
     func count(_ table: String) throws -> Int64 { try h.count(table) }
+    func count(_ kind: Ephemeral.Kind) throws -> Int64 { try h.count(kind) }
 }

@@ -122,7 +122,8 @@ final class TokenEndpoint: @unchecked Sendable {
         let names = try db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
             .compactMap { $0.text(0) }
         var counts: [String: Int64] = [:]
-        for name in names where name != "key_sets" { counts[name] = try h.count(name) }
+        for name in names where name != "key_sets" && name != "ephemeral" { counts[name] = try h.count(name) }
+        for kind in Ephemeral.Kind.allCases { counts[kind.name] = try h.count(kind) }
         return counts
     }
 }

@@ -115,14 +115,14 @@ import Testing
         #expect(try h.login("third@example.org", "wrong password").status == 401)
         #expect(try h.login("fourth@example.org", "wrong password").status == 429)
         // Once the window has passed, the right password works and clears the address's count.
-        try h.database().run("UPDATE rate_limits SET window_start = window_start - 86400, expires_at = 1")
+        try h.database().run("UPDATE ephemeral SET since = since - 86400, expires_at = 1 WHERE kind = 2")
         #expect(try h.login("throttle@example.org", "the right password").status == 200)
     }
 
     @Test func rateLimitKeysAreHMACsWithTheServersSecret() throws {
         let h = try Harness()
         #expect(try h.login("keyed@example.org", "wrong password").status == 401)
-        let stored = Set(try h.database().query("SELECT key_hash FROM rate_limits").compactMap { $0.blob(0) })
+        let stored = Set(try h.database().query("SELECT key FROM ephemeral WHERE kind = 2").compactMap { $0.blob(0) })
         #expect(stored.count == 2)
         // The server key was made beside the database on first use; the limit's secret derives from it.
         let serverKey = try DeletionAudit.key(config: try Config.load(environment: ["AUTH_CONFIG": h.configPath]))

@@ -141,8 +141,15 @@ final class Harness: @unchecked Sendable {
 
     func database() throws -> Database { try Database(path: databasePath) }
 
+    /// A table's rows, or a kind's when `table` is the name of the table the kind was.
     func count(_ table: String) throws -> Int64 {
-        try database().query("SELECT count(*) FROM \(table)").first?.int(0) ?? -1
+        if let kind = Ephemeral.Kind.allCases.first(where: { $0.name == table }) { return try count(kind) }
+        return try database().query("SELECT count(*) FROM \(table)").first?.int(0) ?? -1
+    }
+
+    /// The rows of one kind of `ephemeral` (nonces, rate-limit windows, cached tokens, codes, relay records).
+    func count(_ kind: Ephemeral.Kind) throws -> Int64 {
+        try database().query("SELECT count(*) FROM ephemeral WHERE kind = ?", [.integer(kind.rawValue)]).first?.int(0) ?? -1
     }
 }
 

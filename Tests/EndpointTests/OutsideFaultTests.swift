@@ -59,8 +59,8 @@ import Testing
         // there. Before that, the nonce comes back; after Firebase answered, its answer is kept
         // (sealed) so the same token completes; when nobody can know, the phone starts over.
         let expect = Self.expectation(service, fault)
-        #expect(try endpoint.h.count("nonces") == (expect == .nonceBack ? 0 : 1), "\(label): nonces")
-        #expect(try endpoint.h.count("relay_attempts") == (expect == .kept ? 1 : 0), "\(label): relay_attempts")
+        #expect(try endpoint.h.count(.nonce) == (expect == .nonceBack ? 0 : 1), "\(label): nonces")
+        #expect(try endpoint.h.count(.relayAttempt) == (expect == .kept ? 1 : 0), "\(label): relay_attempts")
         #expect((answer.body["startOver"] == true) == (expect == .startOver), "\(label): startOver")
 
         try writeConfig(endpoint, service, faultURL: nil, extra: [http])

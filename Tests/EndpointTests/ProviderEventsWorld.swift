@@ -70,19 +70,27 @@ final class ProviderEventsWorld: @unchecked Sendable {
         return SignedIn(token: token, accountId: accountId, sessionId: sessionId)
     }
 
-    /// `provider_events` as `provider jti type outcome repeats`.
+    /// The events' rows (`Ephemeral.Kind.providerEvent`) as `provider jti type outcome repeats`.
     func rows() throws -> [String] {
+        try Self.rows(h)
+    }
+
+    static func rows(_ h: Harness) throws -> [String] {
         try h.database().query(
-            "SELECT provider, jti, type, outcome, repeats FROM provider_events ORDER BY received_at, jti"
+            "SELECT key, value, note, number FROM ephemeral WHERE kind = ? ORDER BY since, key",
+            [.integer(Ephemeral.Kind.providerEvent.rawValue)]
         ).map { row in
-            [row.text(0), row.text(1), row.text(2), row.text(3)].map { $0 ?? "?" }.joined(separator: " ")
-                + " \(row.int(4) ?? -1)"
+            let (provider, jti) = ProviderEventStore.provider(andJTI: row.blob(0) ?? []) ?? ("?", "?")
+            return [provider, jti, row.blob(1).map { String(decoding: $0, as: UTF8.self) } ?? "?", row.text(2) ?? "?"]
+                .joined(separator: " ") + " \(row.int(3) ?? -1)"
         }
     }
 
     func outcome(_ provider: String, _ jti: String) throws -> String? {
-        try h.database().query(
-            "SELECT outcome FROM provider_events WHERE provider = ? AND jti = ?", [.text(provider), .text(jti)]
+        guard let provider = ProviderEventStore.Provider(rawValue: provider) else { return nil }
+        return try h.database().query(
+            "SELECT note FROM ephemeral WHERE kind = ? AND key = ?",
+            [.integer(Ephemeral.Kind.providerEvent.rawValue), .blob(ProviderEventStore.key(provider, jti: jti))]
         ).first?.text(0)
     }
 
@@ -104,7 +112,10 @@ final class ProviderEventsWorld: @unchecked Sendable {
         let db = try h.database()
         var out: [String] = []
         for table in ["accounts", "identities", "sessions", "events", "provider_events", "deletion_audit", "apple_revocations"] {
-            for row in try db.query("SELECT * FROM \(table)") {
+            // The events' rows are a kind of `ephemeral`, named as the table they were.
+            let kind = Ephemeral.Kind.allCases.first { $0.name == table }
+            let sql = kind.map { "SELECT * FROM ephemeral WHERE kind = \($0.rawValue)" } ?? "SELECT * FROM \(table)"
+            for row in try db.query(sql) {
                 out.append(table + ": " + (0..<row.count).map { "\(row[$0])" }.joined(separator: "|"))
             }
         }

@@ -62,16 +62,18 @@ import Testing
         #expect(try p.notify(try p.apple.notificationToken(type: "consent-revoked", sub: "apple-nobody")).status == 200)
         #expect(try p.risc(try p.google.securityEvent([FakeGoogle.riscEvent("sessions-revoked", sub: "g-nobody")])).status == 202)
         // An old row is not counted, and --prune removes it once it is past 90 days.
+        let old = Clock.now() - 91 * 86_400
         try p.h.database().run(
-            "INSERT INTO provider_events (provider, jti, type, outcome, received_at) VALUES ('google', 'old', 'verification', 'ignored', ?)",
-            [.integer(Clock.now() - 91 * 86_400)])
+            "INSERT INTO ephemeral (kind, key, since, value, note, expires_at) VALUES (?, ?, ?, ?, 'ignored', ?)",
+            [.integer(Ephemeral.Kind.providerEvent.rawValue), .blob(ProviderEventStore.key(.google, jti: "old")),
+             .integer(old), .blob(Array("verification".utf8)), .integer(old + ProviderEventStore.keptSeconds)])
         let out = try check(p.h)
         #expect(out.contains("✓ provider events, last 30 days: apple 1 applied, 1 no_account (1 repeats); google 1 no_account"),
                 "\(out)")
         let prune = try ChildProcess.run(
             Harness.binDir + "/frontdoor-check", arguments: ["--config", p.h.configPath, "--prune"],
             environment: ["PATH": "/usr/bin:/bin"], workDir: p.h.dir)
-        #expect(prune.stdoutText.contains("provider_events 1"), "\(prune.stdoutText)")
+        #expect(prune.stdoutText.contains("ephemeral 1"), "\(prune.stdoutText)")
         #expect(try p.h.count("provider_events") == 3)
     }
 }

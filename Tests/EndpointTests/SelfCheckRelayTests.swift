@@ -88,11 +88,12 @@ import Testing
         #expect(try w.signInNew(sub: "apple-check-lost").body["startOver"] == true)
         // Young marks are calls that may still be answered: not counted.
         #expect(!(try check(w).stdoutText.contains("got no answer")))
-        try w.h.database().run("UPDATE relay_sends SET sent_at = sent_at - 3600")
+        try w.h.database().run(
+            "UPDATE ephemeral SET since = since - 3600 WHERE kind = ?", [.integer(Ephemeral.Kind.relaySend.rawValue)])
         let out = try check(w).stdoutText
         #expect(out.contains("✗ relay: 1 relay sign-ins got no answer after sending"), "\(out)")
         #expect(try check(w, ["--forget-relay-users"]).exitStatus == 0)
-        #expect(try w.count("relay_sends") == 0)
+        #expect(try w.count(.relaySend) == 0)
     }
 
     @Test func aServiceAccountIsCheckedByReadingItsKeyAndSigning() throws {

@@ -139,7 +139,7 @@ import Testing
         let result = try check(h, ["--prune"])
         #expect(result.exitStatus == 0)
         #expect(result.stdoutText.contains(
-            "✓ pruned expired rows: apple_revocations 0, apple_revocations expired 0, email_codes 0, email_tickets 0, nonces 0, oauth_tokens 0, provider_events 0, rate_limits 0, relay_attempts 0, relay_sends 0, sessions 2, tickets 0"))
+            "✓ pruned expired rows: apple_revocations 0, apple_revocations expired 0, email_tickets 0, ephemeral 0, sessions 2, tickets 0"))
         #expect(try h.count("sessions") == 1)
     }
 

@@ -19,14 +19,19 @@ enum StoreInvariants {
         }
         // A code hangs off a join ticket or an email ticket: never off nothing.
         let strayCodes = try db.query("""
-            SELECT count(*) FROM email_codes c
-            WHERE c.ticket_hash NOT IN (SELECT ticket_hash FROM tickets)
-              AND c.ticket_hash NOT IN (SELECT ticket_hash FROM email_tickets)
+            SELECT count(*) FROM ephemeral c
+            WHERE c.kind = \(Ephemeral.Kind.emailCode.rawValue)
+              AND c.key NOT IN (SELECT ticket_hash FROM tickets)
+              AND c.key NOT IN (SELECT ticket_hash FROM email_tickets)
             """).first?.int(0)
         if strayCodes != 0 { found.append("email_codes: \(strayCodes ?? -1) rows without their ticket") }
         // A relay sign-in kept for the phone's retry is kept under its spent nonce, never without it.
         let strayAttempts = try db.query(
-            "SELECT count(*) FROM relay_attempts WHERE nonce_hash NOT IN (SELECT nonce_hash FROM nonces)").first?.int(0)
+            """
+            SELECT count(*) FROM ephemeral
+            WHERE kind = \(Ephemeral.Kind.relayAttempt.rawValue)
+              AND substr(key, 1, 32) NOT IN (SELECT key FROM ephemeral WHERE kind = \(Ephemeral.Kind.nonce.rawValue))
+            """).first?.int(0)
         if strayAttempts != 0 { found.append("relay_attempts: \(strayAttempts ?? -1) rows without their nonce") }
         // Every relay user record is in a state the clean-up knows, and past the window holds no token.
         let badRelay = try db.query("""

@@ -65,8 +65,8 @@ import Testing
         #expect(!message.data.contains("Mallory"))
         let code = try #require(message.code)
         #expect(!sent.stderr.contains(code) && !sent.stderr.contains("victim"))
-        #expect(try h.database().query("SELECT count(*) FROM email_codes WHERE code_hash = ?",
-                                       [.blob(Array(code.utf8))]).first?.int(0) == 0)
+        #expect(try h.database().query("SELECT count(*) FROM ephemeral WHERE kind = ? AND value = ?",
+                                       [.integer(Ephemeral.Kind.emailCode.rawValue), .blob(Array(code.utf8))]).first?.int(0) == 0)
 
         let joined = try confirm(h, ticket, code: code)
         #expect(joined.status == 200, "\(joined.rawBody)")
@@ -104,9 +104,12 @@ import Testing
         let (_, ticket) = try pendingJoin(h, email: "late@gmail.com", sub: "g-late")
         #expect(try sendCode(h, ticket).status == 200)
         let code = try #require(h.smtp.lastCode(to: "late@gmail.com"))
-        let lifetime = try h.database().query("SELECT expires_at - created_at FROM email_codes").first?.int(0)
+        let lifetime = try h.database().query(
+            "SELECT expires_at - since FROM ephemeral WHERE kind = ?", [.integer(Ephemeral.Kind.emailCode.rawValue)]).first?.int(0)
         #expect(lifetime == 600)
-        try h.database().run("UPDATE email_codes SET created_at = created_at - 601, expires_at = expires_at - 601")
+        try h.database().run(
+            "UPDATE ephemeral SET since = since - 601, expires_at = expires_at - 601 WHERE kind = ?",
+            [.integer(Ephemeral.Kind.emailCode.rawValue)])
         let answer = try confirm(h, ticket, code: code)
         #expect(answer.status == 401)
         #expect(answer.errorCode == "invalid_code")
@@ -183,7 +186,7 @@ import Testing
         #expect(answer.status == 503)
         #expect(answer.errorCode == "upstream_unavailable")
         #expect(!answer.stderr.contains("down@gmail"))
-        #expect(try h.count("email_codes") == 0)
+        #expect(try h.count(.emailCode) == 0)
         // The limits were given back: once the server is up, the person can ask at once.
         h.smtp.setMode(.accept)
         #expect(try sendCode(h, ticket).status == 200)
@@ -195,7 +198,7 @@ import Testing
         let (_, ticket) = try pendingJoin(h, email: "gone@gmail.com", sub: "g-gone")
         h.smtp.stop()
         #expect(try sendCode(h, ticket).status == 503)
-        #expect(try h.count("email_codes") == 0)
+        #expect(try h.count(.emailCode) == 0)
     }
 
     @Test func ownEmailVerification() throws {

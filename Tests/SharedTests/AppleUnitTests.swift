@@ -7,7 +7,7 @@ import Testing
     @Test func schemaV2TablesAreStrictAndTiedToNoAccount() throws {
         try withStoreDirectory { dir in
             let db = try Database(path: dir.databasePath)
-            for table in ["nonces", "relay_cleanups"] {
+            for table in ["ephemeral", "relay_cleanups"] {
                 let strict = try db.query("SELECT strict FROM pragma_table_list WHERE name = ?", [.text(table)])
                 #expect(strict.first?.int(0) == 1, "\(table)")
                 #expect(try db.query("SELECT * FROM pragma_foreign_key_list(?)", [.text(table)]).isEmpty, "\(table)")
@@ -25,13 +25,13 @@ import Testing
             #expect(try Nonces.claim(hash: hash, until: 100, db: db))
             for i in 0..<45 { _ = try Nonces.claim(hash: SHA256.hash(Array("n\(i)".utf8)), until: 50, db: db) }
             func prunedNonces() throws -> Int? {
-                try Housekeeping.prune(db, now: 60, limit: 20).first { $0.0 == "nonces" }?.1
+                try Housekeeping.prune(db, now: 60, limit: 20).first { $0.0 == "ephemeral" }?.1
             }
             #expect(try prunedNonces() == 20)
             #expect(try prunedNonces() == 20)
             #expect(try prunedNonces() == 5)
             #expect(try prunedNonces() == 0)
-            #expect(try db.query("SELECT count(*) FROM nonces").first?.int(0) == 1)
+            #expect(try db.query("SELECT count(*) FROM ephemeral WHERE kind = 1").first?.int(0) == 1)
         }
     }
 

@@ -19,7 +19,8 @@ import Testing
                     VALUES (x'01', x'02', 'uid', x'0304', 5000000000)
                     """)
             }
-            let db = try Database(path: dir.databasePath)
+            // As this migration left them, before `ephemeralKinds` folded the table into a kind.
+            let db = try Database(path: dir.databasePath, upTo: before + 1)
             #expect(try db.query("SELECT count(*) FROM oauth_tokens").first?.int(0) == 0)
             #expect(try db.query("SELECT count(*) FROM relay_attempts").first?.int(0) == 0)
             let columns = try db.query("SELECT name FROM pragma_table_info('oauth_tokens')").compactMap { $0.text(0) }

@@ -69,7 +69,7 @@ public enum AppleSignIn {
             ) {
                 () throws(FrontdoorError) in
                 try RateLimits.refund(limits, db: db, now: context.now)
-                if case .kept = claim { try RelayAttempts.drop(nonceHash: token.nonceHash, db: db) }
+                if case .kept = claim { try RelayAttempts.drop(nonceHash: token.nonceHash, tokenHash: tokenHash, db: db) }
             }.response
         } catch {
             let retryInvited = error.code == .upstreamUnavailable && !error.startsOver
@@ -80,13 +80,13 @@ public enum AppleSignIn {
                 _ = try? db.transaction { () throws(FrontdoorError) in try RateLimits.refund(limits, db: db, now: context.now) }
             }
             // Only an answer nobody can know keeps the mark: a user Firebase may have made stays findable.
-            if case .fresh = claim, let send, !error.startsOver { try? RelaySends.clear(nonceHash: send.nonceHash, db: db) }
+            if case .fresh = claim, let send, !error.startsOver { try? RelaySends.clear(send, db: db) }
             if case .kept = claim {
                 // Another 503 leaves it for the next retry; any other answer ends it.
                 if retryInvited {
-                    RelayAttempts.release(nonceHash: token.nonceHash, db: db)
+                    RelayAttempts.release(nonceHash: token.nonceHash, tokenHash: tokenHash, db: db)
                 } else {
-                    try? RelayAttempts.drop(nonceHash: token.nonceHash, db: db)
+                    try? RelayAttempts.drop(nonceHash: token.nonceHash, tokenHash: tokenHash, db: db)
                 }
             }
             throw error

@@ -17,17 +17,14 @@ public enum Nonces {
 
     /// True when this request is the first to use the nonce; false for a replay.
     public static func claim(hash: [UInt8], until expiresAt: UnixTime, db: Database) throws(FrontdoorError) -> Bool {
-        let inserted = try db.run(
-            "INSERT INTO nonces (nonce_hash, expires_at) VALUES (?, ?) ON CONFLICT DO NOTHING",
-            [.blob(hash), .integer(expiresAt)])
-        return inserted == 1
+        try Ephemeral.claim(.nonce, key: hash, until: expiresAt, db: db)
     }
 
     /// Gives the nonce back after a 503, so the phone can try again with the same Apple token.
     /// A release that fails leaves the nonce spent: the phone then starts over, which is safe.
     public static func release(hash: [UInt8], db: Database) {
         do {
-            try db.run("DELETE FROM nonces WHERE nonce_hash = ?", [.blob(hash)])
+            try Ephemeral.remove(.nonce, key: hash, db: db)
         } catch {
             FileIO.log("frontdoor nonce=release-failed detail=\(error.detail ?? error.message)")
         }

@@ -31,13 +31,9 @@ enum RelayAttempts {
     ) throws(FrontdoorError) {
         let sealed = try Sealed.seal(
             Array(idToken.utf8), key: key(rawNonce: rawNonce, serverKey: serverKey), associated: nonceHash + tokenHash)
-        try db.run(
-            """
-            INSERT INTO relay_attempts (nonce_hash, token_hash, relay_uid, sealed_id_token, lease_until, expires_at)
-            VALUES (?, ?, ?, ?, 0, ?)
-            ON CONFLICT (nonce_hash) DO NOTHING
-            """,
-            [.blob(nonceHash), .blob(tokenHash), .text(localId), .blob(sealed), .integer(now + keepSeconds)])
+        // One per nonce: only the request that claimed the nonce afresh gets this far.
+        _ = try Ephemeral.claim(
+            .relayAttempt, key: nonceHash + tokenHash, value: sealed, note: localId, until: now + keepSeconds, db: db)
     }
 
     /// Takes the kept attempt for this nonce and token, if there is one nobody else is working on,
@@ -45,14 +41,9 @@ enum RelayAttempts {
     static func claim(nonceHash: [UInt8], tokenHash: [UInt8], lease: Int64, db: Database, now: UnixTime)
         throws(FrontdoorError) -> Kept?
     {
-        let rows = try db.query(
-            """
-            UPDATE relay_attempts SET lease_until = ?
-            WHERE nonce_hash = ? AND token_hash = ? AND expires_at > ? AND lease_until <= ?
-            RETURNING relay_uid, sealed_id_token
-            """,
-            [.integer(now + lease), .blob(nonceHash), .blob(tokenHash), .integer(now), .integer(now)])
-        guard let row = rows.first, let localId = row.text(0), let sealed = row.blob(1) else { return nil }
+        guard let row = try Ephemeral.lease(.relayAttempt, key: nonceHash + tokenHash, until: now + lease, now: now, db: db),
+            let localId = row.note, let sealed = row.value
+        else { return nil }
         return Kept(localId: localId, sealed: sealed)
     }
 
@@ -65,11 +56,11 @@ enum RelayAttempts {
     }
 
     /// Another 503: the next retry may take it again.
-    static func release(nonceHash: [UInt8], db: Database) {
-        _ = try? db.run("UPDATE relay_attempts SET lease_until = 0 WHERE nonce_hash = ?", [.blob(nonceHash)])
+    static func release(nonceHash: [UInt8], tokenHash: [UInt8], db: Database) {
+        _ = try? Ephemeral.endLease(.relayAttempt, key: nonceHash + tokenHash, db: db)
     }
 
-    static func drop(nonceHash: [UInt8], db: Database) throws(FrontdoorError) {
-        try db.run("DELETE FROM relay_attempts WHERE nonce_hash = ?", [.blob(nonceHash)])
+    static func drop(nonceHash: [UInt8], tokenHash: [UInt8], db: Database) throws(FrontdoorError) {
+        try Ephemeral.remove(.relayAttempt, key: nonceHash + tokenHash, db: db)
     }
 }

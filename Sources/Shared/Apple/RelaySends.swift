@@ -4,7 +4,8 @@
 /// knows. The same person's next relay sign-in reaches that user (Firebase finds it by the Apple
 /// `sub`): if a mark for that `sub` exists and the user was created after the mark, the user is
 /// the one the lost call made, and it is the relay's to delete. The mark holds an HMAC of the
-/// Apple `sub`, never the `sub`.
+/// Apple `sub`, never the `sub`. Marks are `Ephemeral.Kind.relaySend` rows keyed by that HMAC
+/// and then the nonce hash, so a `sub`'s marks are one range of the key.
 enum RelaySends {
     /// After this a mark goes, and its user, if any, is the console's.
     static let keepSeconds: Int64 = 30 * 86_400
@@ -17,30 +18,23 @@ enum RelaySends {
 
     /// Inside the transaction that claims the nonce, so a mark exists before anything is sent.
     static func mark(nonceHash: [UInt8], subjectKey: [UInt8], db: Database, now: UnixTime) throws(FrontdoorError) {
-        try db.run(
-            """
-            INSERT INTO relay_sends (nonce_hash, subject_key, sent_at, expires_at) VALUES (?, ?, ?, ?)
-            ON CONFLICT (nonce_hash) DO NOTHING
-            """,
-            [.blob(nonceHash), .blob(subjectKey), .integer(now), .integer(now + keepSeconds)])
+        _ = try Ephemeral.claim(.relaySend, key: subjectKey + nonceHash, since: now, until: now + keepSeconds, db: db)
     }
 
     /// The answer is handled (or the request never left): the mark goes.
-    static func clear(nonceHash: [UInt8], db: Database) throws(FrontdoorError) {
-        try db.run("DELETE FROM relay_sends WHERE nonce_hash = ?", [.blob(nonceHash)])
+    static func clear(_ send: RelayUser.Send, db: Database) throws(FrontdoorError) {
+        try Ephemeral.remove(.relaySend, key: send.subjectKey + send.nonceHash, db: db)
     }
 
     /// The earliest mark for this `sub` other than this request's own.
     static func earliest(subjectKey: [UInt8], besides nonceHash: [UInt8], db: Database) throws(FrontdoorError)
         -> UnixTime?
     {
-        try db.query(
-            "SELECT min(sent_at) FROM relay_sends WHERE subject_key = ? AND nonce_hash != ?",
-            [.blob(subjectKey), .blob(nonceHash)]).first?.int(0)
+        try Ephemeral.earliestSince(.relaySend, prefix: subjectKey, besides: subjectKey + nonceHash, db: db)
     }
 
     /// The user those marks stood for is found: they go.
     static func clearSubject(_ subjectKey: [UInt8], db: Database) throws(FrontdoorError) {
-        try db.run("DELETE FROM relay_sends WHERE subject_key = ?", [.blob(subjectKey)])
+        try Ephemeral.remove(.relaySend, prefix: subjectKey, db: db)
     }
 }

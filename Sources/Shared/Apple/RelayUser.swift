@@ -11,7 +11,7 @@ enum RelayUser {
         let namesApple: Bool
     }
 
-    /// This call's mark in `relay_sends`.
+    /// This call's mark (`RelaySends`).
     struct Send {
         let nonceHash: [UInt8]
         let subjectKey: [UInt8]
@@ -46,7 +46,7 @@ enum RelayUser {
                 if namesApple {
                     try RelaySends.clearSubject(send.subjectKey, db: db)
                 } else {
-                    try RelaySends.clear(nonceHash: send.nonceHash, db: db)
+                    try RelaySends.clear(send, db: db)
                 }
             }
             SysLog.warning(

@@ -67,9 +67,7 @@ public enum SelfCheckRelay {
                     + "\(removeByHand); uids: " + list(stuck)))
         }
         // A call sent and never answered may have made a user nobody knows (see `RelaySends`).
-        let lost = (try? db.query(
-            "SELECT count(*) FROM relay_sends WHERE sent_at <= ?", [.integer(Clock.now() - unansweredAfter)]))?
-            .first?.int(0) ?? 0
+        let lost = (try? Ephemeral.count(.relaySend, sinceAtOrBefore: Clock.now() - unansweredAfter, db: db)) ?? 0
         if lost > 0 {
             out.append(SelfCheck.Finding(
                 ok: false,
@@ -171,7 +169,7 @@ public enum SelfCheckRelay {
                     "DELETE FROM relay_cleanups WHERE relay_uid = ? AND state IN ('admin', 'stuck')", [.text(uid)])
                 if dropped > 0 { result.forgotten.append(uid) }
             }
-            try db.run("DELETE FROM relay_sends WHERE sent_at <= ?", [.integer(Clock.now() - unansweredAfter)])
+            try Ephemeral.remove(.relaySend, sinceAtOrBefore: Clock.now() - unansweredAfter, db: db)
         }
         return result
     }

@@ -81,12 +81,7 @@ public enum AccountDeletion {
             key: auditKey, db: db, now: now)
         try Events.record(.deleting, accountId: accountId, in: db, config: config, now: now)
         // Codes hang off tickets, not the account: they go first, while their tickets still name it.
-        try db.run(
-            """
-            DELETE FROM email_codes WHERE ticket_hash IN (SELECT ticket_hash FROM tickets WHERE account_id = ?)
-              OR ticket_hash IN (SELECT ticket_hash FROM email_tickets WHERE account_id = ?)
-            """,
-            [.text(accountId), .text(accountId)])
+        try Ephemeral.removeCodes(accountId: accountId, db: db)
         // Identities, sessions, join tickets and email tickets go with it (ON DELETE CASCADE).
         // Rate-limit counters are keyed by a hash and expire with their window (an hour at most).
         guard try db.run("DELETE FROM accounts WHERE id = ?", [.text(accountId)]) == 1 else {

@@ -25,7 +25,7 @@ struct RelayRevocation {
             signedIn = try relay.signInWithIdp(appleToken: plan.token.raw, rawNonce: plan.fresh.rawNonce)
         } catch {
             // Only an answer nobody can know keeps the mark (see `RelaySends`).
-            if let send, !error.startsOver { try? RelaySends.clear(nonceHash: send.nonceHash, db: db) }
+            if let send, !error.startsOver { try? RelaySends.clear(send, db: db) }
             // Without keeping the Apple token (it holds the email) there is nothing to retry with.
             let detail = error.detail ?? error.message
             return error.code == .invalidToken ? .mismatch(detail) : .failed(detail)

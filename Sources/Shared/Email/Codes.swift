@@ -21,14 +21,9 @@ public enum Codes {
     public static func store(
         _ code: String, ticketHash: [UInt8], db: Database, now: UnixTime
     ) throws(FrontdoorError) {
-        try db.run(
-            """
-            INSERT INTO email_codes (ticket_hash, code_hash, attempts, created_at, expires_at) VALUES (?, ?, 0, ?, ?)
-            ON CONFLICT (ticket_hash) DO UPDATE SET
-              code_hash = excluded.code_hash, attempts = 0, created_at = excluded.created_at,
-              expires_at = excluded.expires_at
-            """,
-            [.blob(ticketHash), .blob(hash(code, ticketHash: ticketHash)), .integer(now), .integer(now + lifetimeSeconds)])
+        try Ephemeral.keep(
+            .emailCode, key: ticketHash, value: hash(code, ticketHash: ticketHash), since: now,
+            until: now + lifetimeSeconds, db: db)
     }
 
     /// Counts a try and judges it. Call inside a transaction and let it commit even on a refusal
@@ -52,16 +47,14 @@ public enum Codes {
     private static func judge(
         _ code: String, ticketHash: [UInt8], db: Database, now: UnixTime
     ) throws(FrontdoorError) -> Verdict {
-        let rows = try db.query(
-            "SELECT code_hash, attempts, expires_at FROM email_codes WHERE ticket_hash = ?", [.blob(ticketHash)])
-        guard let row = rows.first, let stored = row.blob(0), let attempts = row.int(1), let expires = row.int(2) else {
+        guard let row = try Ephemeral.entry(.emailCode, key: ticketHash, db: db), let stored = row.value else {
             return .refused(FrontdoorError(.invalidCode, "No code has been sent for this yet. Please ask for one."))
         }
-        guard attempts < maxAttempts else {
+        guard row.number < maxAttempts else {
             return .refused(FrontdoorError(.tooManyAttempts, "That code was tried too often. Please ask for a new one."))
         }
-        try db.run("UPDATE email_codes SET attempts = attempts + 1 WHERE ticket_hash = ?", [.blob(ticketHash)])
-        guard expires > now else {
+        try Ephemeral.bump(.emailCode, key: ticketHash, db: db)
+        guard row.expiresAt > now else {
             return .refused(FrontdoorError(.invalidCode, "That code has expired. Please ask for a new one."))
         }
         let wellFormed = code.utf8.count == 6 && code.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
@@ -73,13 +66,11 @@ public enum Codes {
 
     /// Makes the ticket's code one that no six digits match (its hash becomes random bytes).
     static func spoil(ticketHash: [UInt8], db: Database) throws(FrontdoorError) {
-        try db.run(
-            "UPDATE email_codes SET code_hash = ? WHERE ticket_hash = ?",
-            [.blob(try SecureRandom.bytes(SHA256.byteCount)), .blob(ticketHash)])
+        try Ephemeral.setValue(.emailCode, key: ticketHash, try SecureRandom.bytes(SHA256.byteCount), db: db)
     }
 
     public static func remove(ticketHash: [UInt8], db: Database) throws(FrontdoorError) {
-        try db.run("DELETE FROM email_codes WHERE ticket_hash = ?", [.blob(ticketHash)])
+        try Ephemeral.remove(.emailCode, key: ticketHash, db: db)
     }
 
     static func hash(_ code: String, ticketHash: [UInt8]) -> [UInt8] {

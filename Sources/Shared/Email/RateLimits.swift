@@ -40,12 +40,8 @@ public enum RateLimits {
         }
         for limit in limits {
             let start = limit.windowStart(now)
-            try db.run(
-                """
-                INSERT INTO rate_limits (key_hash, window_start, hits, expires_at) VALUES (?, ?, 1, ?)
-                ON CONFLICT (key_hash, window_start) DO UPDATE SET hits = hits + 1
-                """,
-                [.blob(limit.keyHash), .integer(start), .integer(start + limit.windowSeconds)])
+            try Ephemeral.increment(
+                .rateLimit, key: limit.keyHash, window: start, until: start + limit.windowSeconds, db: db)
         }
     }
 
@@ -53,15 +49,13 @@ public enum RateLimits {
     /// could not be sent, or a login that succeeded).
     public static func refund(_ limits: [Limit], db: Database, now: UnixTime) throws(FrontdoorError) {
         for limit in limits {
-            try db.run(
-                "UPDATE rate_limits SET hits = hits - 1 WHERE key_hash = ? AND window_start = ? AND hits > 0",
-                [.blob(limit.keyHash), .integer(limit.windowStart(now))])
+            try Ephemeral.decrement(.rateLimit, key: limit.keyHash, window: limit.windowStart(now), db: db)
         }
     }
 
     /// Forgets a limit's current window entirely (a successful login clears its email's failures).
     public static func clear(_ limit: Limit, db: Database) throws(FrontdoorError) {
-        try db.run("DELETE FROM rate_limits WHERE key_hash = ?", [.blob(limit.keyHash)])
+        try Ephemeral.remove(.rateLimit, key: limit.keyHash, db: db)
     }
 
     /// What stands for an address in a stored row that must not hold it (a reset ticket's
@@ -79,10 +73,7 @@ public enum RateLimits {
     }
 
     static func hits(_ limit: Limit, db: Database, now: UnixTime) throws(FrontdoorError) -> Int64 {
-        try db.query(
-            "SELECT hits FROM rate_limits WHERE key_hash = ? AND window_start = ?",
-            [.blob(limit.keyHash), .integer(limit.windowStart(now))]
-        ).first?.int(0) ?? 0
+        try Ephemeral.count(.rateLimit, key: limit.keyHash, window: limit.windowStart(now), db: db)
     }
 }
 

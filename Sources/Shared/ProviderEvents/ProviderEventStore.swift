@@ -1,6 +1,7 @@
-/// Every statement the providers' events use (rule 16), in one place: the `provider_events` rows
-/// by `jti`, and what the events change on identities, sessions and revocations. Each call runs
-/// inside the caller's transaction.
+/// Every statement the providers' events use (rule 16), in one place: the events' rows by `jti`
+/// (`Ephemeral.Kind.providerEvent`, keyed `<provider>:<jti>`, gone after `keptSeconds`), and what
+/// the events change on identities, sessions and revocations. Each call runs inside the caller's
+/// transaction.
 public enum ProviderEventStore {
     public enum Provider: String, Sendable { case apple, google }
 
@@ -22,24 +23,29 @@ public enum ProviderEventStore {
     static func claim(
         _ provider: Provider, jti: String, types: String, db: Database, now: UnixTime
     ) throws(FrontdoorError) -> Bool {
-        let inserted = try db.run(
-            """
-            INSERT INTO provider_events (provider, jti, type, outcome, received_at) VALUES (?, ?, ?, 'applied', ?)
-            ON CONFLICT (provider, jti) DO NOTHING
-            """,
-            [.text(provider.rawValue), .text(jti), .text(types), .integer(now)])
-        if inserted == 1 { return true }
-        try db.run(
-            "UPDATE provider_events SET repeats = repeats + 1 WHERE provider = ? AND jti = ?",
-            [.text(provider.rawValue), .text(jti)])
+        let key = Self.key(provider, jti: jti)
+        if try Ephemeral.claim(
+            .providerEvent, key: key, since: now, value: Array(types.utf8), note: Outcome.applied.rawValue,
+            until: now + keptSeconds, db: db)
+        {
+            return true
+        }
+        try Ephemeral.bump(.providerEvent, key: key, db: db)
         return false
     }
 
     static func settle(_ provider: Provider, jti: String, outcome: Outcome, db: Database) throws(FrontdoorError) {
         guard outcome != .applied else { return }
-        try db.run(
-            "UPDATE provider_events SET outcome = ? WHERE provider = ? AND jti = ?",
-            [.text(outcome.rawValue), .text(provider.rawValue), .text(jti)])
+        try Ephemeral.setNote(.providerEvent, key: key(provider, jti: jti), outcome.rawValue, db: db)
+    }
+
+    /// An event's row key: provider names hold no colon, so the first one ends the provider.
+    public static func key(_ provider: Provider, jti: String) -> [UInt8] { Array("\(provider.rawValue):\(jti)".utf8) }
+
+    /// A row key's provider and `jti`.
+    public static func provider(andJTI key: [UInt8]) -> (provider: String, jti: String)? {
+        guard let colon = key.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        return (String(decoding: key[..<colon], as: UTF8.self), String(decoding: key[(colon + 1)...], as: UTF8.self))
     }
 
     /// The account of the provider's `sub`, or nil.
@@ -127,24 +133,17 @@ public enum ProviderEventStore {
     }
 
     public static func counts(since: UnixTime, db: Database) throws(FrontdoorError) -> [Count] {
-        try db.query(
-            """
-            SELECT provider, outcome, count(*), sum(repeats) FROM provider_events WHERE received_at > ?
-            GROUP BY provider, outcome ORDER BY provider, outcome
-            """,
-            [.integer(since)]
-        ).compactMap { row in
-            guard let provider = row.text(0), let outcome = row.text(1) else { return nil }
-            return Count(provider: provider, outcome: outcome, events: row.int(2) ?? 0, repeats: row.int(3) ?? 0)
+        // Grouped here, not in SQL: the provider is the key's first part (the operator's check only).
+        var counts: [Count] = []
+        for (key, entry) in try Ephemeral.entries(.providerEvent, sinceAfter: since, db: db) {
+            guard let provider = provider(andJTI: key)?.provider, let outcome = entry.note else { continue }
+            if let i = counts.firstIndex(where: { $0.provider == provider && $0.outcome == outcome }) {
+                let old = counts[i]
+                counts[i] = Count(provider: provider, outcome: outcome, events: old.events + 1, repeats: old.repeats + entry.number)
+            } else {
+                counts.append(Count(provider: provider, outcome: outcome, events: 1, repeats: entry.number))
+            }
         }
+        return counts.sorted { ($0.provider, $0.outcome) < ($1.provider, $1.outcome) }
     }
-
-    /// `Housekeeping`'s statement: rows past `keptSeconds`, a bounded batch.
-    static let pruneStatement = (
-        table: "provider_events",
-        sql: """
-            DELETE FROM provider_events WHERE (provider, jti) IN
-              (SELECT provider, jti FROM provider_events WHERE received_at <= ? - \(keptSeconds) LIMIT ?)
-            """
-    )
 }

@@ -2,7 +2,7 @@
 /// Google's own libraries make it (google-auth-library-python `google/oauth2/service_account.py`
 /// and `_client.py`): an RS256 assertion `{iss: client_email, scope, aud: the token URL, iat,
 /// exp: iat + 3600}`, posted as `grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer&assertion=…`.
-/// The token is cached in the store (`oauth_tokens`) for its life less a margin, so one is asked
+/// The token is cached in the store (`Ephemeral.Kind.oauthToken`) for its life less a margin, so one is asked
 /// for about once an hour at most, sealed (AES-256-GCM) under a key derived from the server key,
 /// so a copy or backup of the store holds no usable token. Neither the assertion nor the token is
 /// ever logged.
@@ -32,9 +32,7 @@ struct GoogleOAuth {
     /// replaced like an expired one.
     func accessToken(now: UnixTime) throws(FrontdoorError) -> String {
         let key = Self.sealingKey(serverKey: serverKey)
-        if let sealed = try db.query(
-            "SELECT sealed_token FROM oauth_tokens WHERE cache_key = ? AND expires_at > ?",
-            [.text(cacheKey), .integer(now)]).first?.blob(0),
+        if let sealed = try Ephemeral.value(.oauthToken, key: Array(cacheKey.utf8), now: now, db: db),
             let opened = Sealed.open(sealed, key: key, associated: Array(cacheKey.utf8))
         {
             return String(decoding: opened, as: UTF8.self)
@@ -42,18 +40,13 @@ struct GoogleOAuth {
         let (token, expiresIn) = try fetch(now: now)
         let until = now + max(60, expiresIn - Self.expiryMargin)
         let sealed = try Sealed.seal(Array(token.utf8), key: key, associated: Array(cacheKey.utf8))
-        try db.run(
-            """
-            INSERT INTO oauth_tokens (cache_key, sealed_token, expires_at) VALUES (?, ?, ?)
-            ON CONFLICT (cache_key) DO UPDATE SET sealed_token = excluded.sealed_token, expires_at = excluded.expires_at
-            """,
-            [.text(cacheKey), .blob(sealed), .integer(until)])
+        try Ephemeral.keep(.oauthToken, key: Array(cacheKey.utf8), value: sealed, until: until, db: db)
         return token
     }
 
     /// Drops the cached token (the API refused it: revoked, or the key was rotated).
     func forget() {
-        _ = try? db.run("DELETE FROM oauth_tokens WHERE cache_key = ?", [.text(cacheKey)])
+        _ = try? Ephemeral.remove(.oauthToken, key: Array(cacheKey.utf8), db: db)
     }
 
     /// The signed assertion for the token endpoint.

@@ -5,29 +5,13 @@ public enum Housekeeping {
     static let statements: [(table: String, sql: String)] = [
         ("sessions", "DELETE FROM sessions WHERE token_hash IN (SELECT token_hash FROM sessions WHERE expires_at <= ? LIMIT ?)"),
         ("tickets", "DELETE FROM tickets WHERE ticket_hash IN (SELECT ticket_hash FROM tickets WHERE expires_at <= ? LIMIT ?)"),
-        ("nonces", "DELETE FROM nonces WHERE rowid IN (SELECT rowid FROM nonces WHERE expires_at <= ? LIMIT ?)"),
         ("email_tickets", """
             DELETE FROM email_tickets WHERE ticket_hash IN
               (SELECT ticket_hash FROM email_tickets WHERE expires_at <= ? LIMIT ?)
             """),
-        ("email_codes", """
-            DELETE FROM email_codes WHERE ticket_hash IN (SELECT ticket_hash FROM email_codes WHERE expires_at <= ? LIMIT ?)
-            """),
-        ("rate_limits", """
-            DELETE FROM rate_limits WHERE (key_hash, window_start) IN
-              (SELECT key_hash, window_start FROM rate_limits WHERE expires_at <= ? LIMIT ?)
-            """),
-        // What a relay sign-in kept for the phone's retry: a few minutes at most.
-        ("relay_attempts", """
-            DELETE FROM relay_attempts WHERE nonce_hash IN
-              (SELECT nonce_hash FROM relay_attempts WHERE expires_at <= ? LIMIT ?)
-            """),
-        ("relay_sends", """
-            DELETE FROM relay_sends WHERE nonce_hash IN (SELECT nonce_hash FROM relay_sends WHERE expires_at <= ? LIMIT ?)
-            """),
-        ("oauth_tokens", """
-            DELETE FROM oauth_tokens WHERE cache_key IN (SELECT cache_key FROM oauth_tokens WHERE expires_at <= ? LIMIT ?)
-            """),
+        // Nonces, rate-limit windows, cached tokens, mailed codes, kept relay answers and relay
+        // marks: every kind at once.
+        ("ephemeral", Ephemeral.pruneSQL),
         // A revocation past its retry window keeps its outcome but loses the code and tokens.
         ("apple_revocations expired", """
             UPDATE apple_revocations SET state = 'expired', detail = 'retry window passed', code = NULL,
@@ -40,7 +24,6 @@ public enum Housekeeping {
             DELETE FROM apple_revocations WHERE id IN (SELECT id FROM apple_revocations
               WHERE updated_at <= ? - 2592000 AND state NOT IN ('scheduled', 'retry') LIMIT ?)
             """),
-        ProviderEventStore.pruneStatement,
     ]
 
     /// Removes at most `limit` expired rows from each table; returns how many went, by table.

@@ -4,12 +4,13 @@ enum Migrations {
     static let scripts: [String] = [
         v1, v2, emailCodesAndLimits, accountDeletion, keyedRateLimits, reviewFixes, slidingSessions, relayWindow,
         eventOutbox, sealedUnderServerKey, outboxHeads, domainKeys, disabledAccounts,
-        providerEvents,
+        providerEvents, ephemeralKinds,
     ]
 
     /// What a script leaves to Swift, run right after it in the same transaction.
     static func afterScript(_ script: String, in db: Database) throws(FrontdoorError) {
         if script == domainKeys { try AddressRekey.run(db) }
+        if script == ephemeralKinds { try SchemaText.compact(db) }
     }
 
     static let v1 = """
@@ -317,5 +318,47 @@ enum Migrations {
         ALTER TABLE identities ADD COLUMN blocked_at INTEGER;
         ALTER TABLE identities ADD COLUMN mail_off_at INTEGER;
         ALTER TABLE apple_revocations ADD COLUMN confirmed_at INTEGER;
+        """
+
+    /// Issue 21: every process parses the whole schema before its first statement, so each object
+    /// taxes every request (docs/performance.md, "Adding a table without taxing every request").
+    /// Nonces, rate-limit windows, the cached service-account token, mailed codes, kept relay
+    /// answers, relay marks and the providers' events seen become kinds of one `ephemeral` table
+    /// (`Ephemeral`, which says what each column holds for each kind): sixteen objects (seven
+    /// tables, two automatic indexes, six expiry indexes and `relay_sends_subject`) become two. A
+    /// provider event's row goes 90 days after it came (`ProviderEventStore.keptSeconds`). A key keeps its latest rate-limit
+    /// window only, the one a limit reads. A relay mark is keyed by its subject's HMAC and then its
+    /// nonce, and a kept relay answer by its nonce and then its Apple token's hash, so each query
+    /// is a search of the primary key (`CAST(… || … AS BLOB)` joins two blobs byte for byte). `apple_revocations_until` goes: the
+    /// one query that used it finds its rows through `apple_revocations_due` by state
+    /// (`StoreQueryPlanTests`). `event_delivery` loses its CHECK (the row is made here and only
+    /// ever updated by id). And after the script, `SchemaText.compact` rewrites every stored
+    /// `CREATE` without its comments and layout, which every process tokenized at 9 instructions a
+    /// byte. `ephemeral_expiry` serves housekeeping's prune, which runs inside the write lock.
+    static let ephemeralKinds = """
+        CREATE TABLE ephemeral (kind INTEGER NOT NULL, key BLOB NOT NULL, number INTEGER NOT NULL DEFAULT 0, since INTEGER NOT NULL DEFAULT 0, value BLOB, note TEXT, expires_at INTEGER NOT NULL, PRIMARY KEY (kind, key)) STRICT, WITHOUT ROWID;
+        CREATE INDEX ephemeral_expiry ON ephemeral(expires_at);
+        INSERT INTO ephemeral (kind, key, expires_at) SELECT 1, nonce_hash, expires_at FROM nonces;
+        INSERT INTO ephemeral (kind, key, number, since, expires_at)
+          SELECT 2, key_hash, hits, window_start, expires_at FROM rate_limits r
+          WHERE window_start = (SELECT max(window_start) FROM rate_limits WHERE key_hash = r.key_hash);
+        INSERT INTO ephemeral (kind, key, value, expires_at) SELECT 3, CAST(cache_key AS BLOB), sealed_token, expires_at FROM oauth_tokens;
+        INSERT INTO ephemeral (kind, key, number, since, value, expires_at)
+          SELECT 4, ticket_hash, attempts, created_at, code_hash, expires_at FROM email_codes;
+        INSERT INTO ephemeral (kind, key, since, value, note, expires_at)
+          SELECT 5, CAST(nonce_hash || token_hash AS BLOB), lease_until, sealed_id_token, relay_uid, expires_at FROM relay_attempts;
+        INSERT INTO ephemeral (kind, key, since, expires_at)
+          SELECT 6, CAST(subject_key || nonce_hash AS BLOB), sent_at, expires_at FROM relay_sends;
+        INSERT INTO ephemeral (kind, key, number, since, value, note, expires_at)
+          SELECT 7, CAST(provider || ':' || jti AS BLOB), repeats, received_at, CAST(type AS BLOB), outcome, received_at + 7776000
+          FROM provider_events;
+        DROP TABLE nonces;
+        DROP TABLE rate_limits;
+        DROP TABLE oauth_tokens;
+        DROP TABLE email_codes;
+        DROP TABLE relay_attempts;
+        DROP TABLE relay_sends;
+        DROP TABLE provider_events;
+        DROP INDEX apple_revocations_until;
         """
 }
