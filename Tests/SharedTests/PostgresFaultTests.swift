@@ -170,6 +170,15 @@ import Glibc
         let (gone, goneMillis) = killMidQuery(pair.bouncer) { _ in bouncerPid }
         #expect(gone?.kind == .connectionLost)
         #expect(goneMillis >= 0 && goneMillis < 12_000)
+        // SIGKILL lands asynchronously: until the process is gone (or a zombie, which has closed its
+        // sockets) its listening socket still takes a connection, then drops it (connectionLost).
+        let exitDeadline = Clock.monotonicMillis() + 10_000
+        while Clock.monotonicMillis() < exitDeadline {
+            let stat = String(decoding: FileIO.readFile("/proc/\(bouncerPid)/stat") ?? [], as: UTF8.self)
+            guard let close = stat.lastIndex(of: ")") else { break }
+            if stat[stat.index(after: close)...].hasPrefix(" Z") { break }
+            usleep(10_000)
+        }
         do {
             _ = try PostgresConnection(pair.bouncer)
             Issue.record("connected to a killed pgbouncer")
