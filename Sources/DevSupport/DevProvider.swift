@@ -99,11 +99,20 @@ public enum DevProvider {
     static var keysQuery: String { "?start=\(Clock.now())" }
 
     /// `eventsSecretFile`: the events section, pointed at the development receiver (the file is
-    /// made if missing).
+    /// made if missing). `postgres`: the store on PostgreSQL instead of the SQLite file
+    /// (`make run STORE=postgres`), with the box's ledger and the audit key every box shares.
     public static func config(
-        databasePath: String, providerURL: String, smtpPort: Int = smtpPort, eventsSecretFile: String? = nil
+        databasePath: String, providerURL: String, smtpPort: Int = smtpPort, eventsSecretFile: String? = nil,
+        postgres: (url: String, ledgerFile: String, auditKeyFile: String)? = nil
     ) throws -> JSONValue {
         var members = try baseConfig(databasePath: databasePath, providerURL: providerURL, smtpPort: smtpPort)
+        if let postgres {
+            members.removeAll { $0.0 == "databasePath" }
+            members.insert(("postgresUrl", .string(postgres.url)), at: 0)
+            members.append(("deletion", .object([
+                ("ledgerFile", .string(postgres.ledgerFile)), ("auditKeyFile", .string(postgres.auditKeyFile)),
+            ])))
+        }
         if let eventsSecretFile {
             _ = try DevEventsSecret.ensure(eventsSecretFile)
             members.append(("events", .object([
