@@ -106,9 +106,12 @@ release-flags:
 #                            (PostgreSQL's are its own: base backups and WAL archiving, docs/scaling.md)
 #   StoreOwnershipTests      the SQLite file's and its folder's owners and modes
 SQLITE_PASS_ONLY := WALStressTests BackupTests RestoreTests StoreOwnershipTests
+# Suites that choose PostgreSQL themselves, whichever pass runs them: run once, on the first pass.
+POSTGRES_ALWAYS := TwoBoxTests PostgresRestartTests
 # The PostgreSQL pass: the endpoint, concurrency and crash suites again, each test's store a
 # database of its own on the PostgreSQL that make test starts (Tests/EndpointTests/TestStore.swift).
 POSTGRES_PASS := EndpointTests
+POSTGRES_PASS_SKIPS := $(foreach suite,$(SQLITE_PASS_ONLY) $(POSTGRES_ALWAYS),--skip '\.$(suite)\b')
 
 # Two passes: every suite on SQLite, then the endpoint suites on PostgreSQL (docs/testing.md). The
 # PostgreSQL and pgbouncer they meet (scripts/pg-stack) are started here and stopped on every exit;
@@ -125,7 +128,7 @@ test: build release
 	echo "make test: SQLite pass $$(( $$(date +%s) - start )) s"; pass=$$(date +%s); \
 	FRONTDOOR_TEST_STORE=postgres FRONTDOOR_BIN_DIR="$$bin" FRONTDOOR_ROOT="$(CURDIR)" FRONTDOOR_LOG_DIR=$(LOG_DIR) \
 	    FRONTDOOR_PG_DIR="$$pg" $(SWIFT) test --skip-build --filter '$(POSTGRES_PASS)' \
-	    $(foreach suite,$(SQLITE_PASS_ONLY),--skip '\.$(suite)(/|\()') 2>&1 | tee $(VAR)/test-postgres.log; \
+	    $(POSTGRES_PASS_SKIPS) 2>&1 | tee $(VAR)/test-postgres.log; \
 	[ $${PIPESTATUS[0]} = 0 ] || status=1; \
 	echo "make test: PostgreSQL pass $$(( $$(date +%s) - pass )) s"; \
 	cat "$$pg/postgres.log" "$$pg/pgbouncer.log" >>$(LOG_DIR)/stderr.log 2>/dev/null; \

@@ -120,6 +120,26 @@ public enum PostgresServers {
         return "\(prefix)_\(suffix)"
     }
 
+    /// PostgreSQL alone stopped (`mode` as pg_ctl's: `immediate` is a crash) or started again,
+    /// pgbouncer left running: a restart as the boxes meet it.
+    public static func stopPostgres(_ pair: Pair, mode: String = "fast") throws {
+        try pgStack(["stop-postgres", pair.dir, mode])
+    }
+
+    public static func startPostgres(_ pair: Pair) throws {
+        try pgStack(["start-postgres", pair.dir])
+    }
+
+    private static func pgStack(_ arguments: [String]) throws {
+        let result = try ChildProcess.run(
+            "/bin/bash", arguments: [root + "/scripts/pg-stack"] + arguments,
+            environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"], workDir: "/tmp")
+        guard result.exitStatus == 0 else {
+            throw ServersError(
+                description: "scripts/pg-stack \(arguments.joined(separator: " ")) failed (\(result.exitStatus)): \(result.stderrText)")
+        }
+    }
+
     /// A second box's own pgbouncer under `dir`, in front of `pair`'s PostgreSQL
     /// (`scripts/pg-stack bouncer`); stop it with `stop(dir)`.
     public static func startBouncer(in dir: String, for pair: Pair) throws -> Pair {

@@ -33,14 +33,19 @@ final class Harness: @unchecked Sendable {
         return String(exe[..<(exe.lastIndex(of: "/") ?? exe.endIndex)])
     }()
 
-    init(keys: [SigningKey]? = nil, config extra: [(String, JSONValue)] = []) throws {
+    /// `postgres`: the store on PostgreSQL whichever pass runs (the two-box and restart tests), on
+    /// `pair` (a test's own servers) or the shared ones.
+    init(
+        keys: [SigningKey]? = nil, config extra: [(String, JSONValue)] = [], postgres: Bool = TestStore.isPostgres,
+        pair: PostgresServers.Pair? = nil
+    ) throws {
         dir = try Harness.makeFolder()
-        postgres = TestStore.isPostgres ? try TestPostgresDatabase() : nil
+        self.postgres = postgres || pair != nil ? try TestPostgresDatabase(pair: pair) : nil
         bouncer = nil
         ownsFakes = true
         google = try FakeGoogle(keys: keys ?? [try TestKeys.rsa()])
         smtp = try SMTPSink()
-        if postgres != nil { try writeText(auditKeyPath, Hex.encode(try SecureRandom.bytes(32)) + "\n") }
+        if self.postgres != nil { try writeText(auditKeyPath, Hex.encode(try SecureRandom.bytes(32)) + "\n") }
         try writeConfig(extra)
     }
 
