@@ -176,7 +176,7 @@ public enum Admin {
     /// `account.deleted`) go to the app now, within the ceiling of a command that writes.
     static func deliverEvents(_ config: Config) {
         guard Events.recordedInThisProcess, let events = config.events, !Door.isClosed(config.databasePath),
-            let db = try? Database(path: config.databasePath),
+            let db = try? Database(config: config),
             let delivery = try? EventDelivery(settings: events, db: db, databasePath: config.databasePath)
         else { return }
         _ = delivery.run(.writer)

@@ -266,7 +266,7 @@ public final class EventDelivery {
         EventHint.lower(to: t, databasePath: databasePath)
     }
 
-    private func dataVersion() -> Int64? { (try? db.query("PRAGMA data_version"))?.first?.int(0) }
+    private func dataVersion() -> Int64? { db.dataVersion() }
 
     /// The earliest due head, held back by the receiver's rest and by another live deliverer's lease.
     private func hintTime(now t: UnixTime) throws(FrontdoorError) -> UnixTime? {
