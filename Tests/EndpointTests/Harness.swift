@@ -19,8 +19,9 @@ final class Harness: @unchecked Sendable {
     /// The second box of a two-box test shares the first's fakes, and leaves them running.
     private let ownsFakes: Bool
     var configPath: String { dir + "/config.json" }
-    /// The SQLite file (on the PostgreSQL pass nothing is there; the per-box files still go beside it).
-    var databasePath: String { dir + "/frontdoor.sqlite3" }
+    /// The SQLite file; on PostgreSQL the stem of the box's own files (the events hint, the door's
+    /// lock), `frontdoor-box` beside the ledger, as `Config` makes it.
+    var databasePath: String { dir + (postgres == nil ? "/frontdoor.sqlite3" : "/" + Config.boxFilesStem) }
     /// The deletion ledger: the default beside the SQLite file, named in the config on PostgreSQL.
     var ledgerPath: String { dir + "/deletions.ledger" }
 
@@ -213,7 +214,7 @@ final class Harness: @unchecked Sendable {
     /// The store the programs use, whichever engine it is.
     func database() throws -> Database {
         guard let postgres else { return try Database(path: databasePath) }
-        return try TestStore.open(postgres.url(through: bouncer))
+        return try Database(postgres: postgres.url(through: bouncer), boxPath: databasePath)
     }
 
     /// A table's rows, or a kind's when `table` is the name of the table the kind was.

@@ -33,11 +33,3 @@ final class TestPostgresDatabase: @unchecked Sendable {
     /// Straight to PostgreSQL as the owner, for what a test reads or plants behind the programs' back.
     var direct: PostgresURL { pair.direct.database(name) }
 }
-
-extension TestStore {
-    /// The store behind `url`, as the programs open it.
-    static func open(_ url: PostgresURL) throws -> Database {
-        // Filled in when the PostgreSQL engine (branch store-engine) is merged.
-        throw HarnessError("the PostgreSQL engine is not merged yet: \(url)")
-    }
-}
