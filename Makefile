@@ -40,7 +40,7 @@ LOCALSTATEDIR ?= /var
 RUN_USER ?= www-data
 ENDPOINTS := signin-google signin-apple signin-email verify-email sign-out delete-account session account apple-notify google-risc
 
-.PHONY: deps build release static-libstdcxx release-flags test run stop clean bench install fuzz fuzz-seeds sanitize load crash symbol-order \
+.PHONY: deps build release static-libstdcxx release-flags test test-postgres run stop clean bench install fuzz fuzz-seeds sanitize load crash symbol-order \
     wal-stress
 # Everything the tests' processes wrote, and the secrets the tests used: scanned after make test.
 LOG_DIR := $(VAR)/test-logs
@@ -105,13 +105,29 @@ release-flags:
 #   BackupTests, RestoreTests  the SQLite snapshot backup and the door a restore of it closes
 #                            (PostgreSQL's are its own: base backups and WAL archiving, docs/scaling.md)
 #   StoreOwnershipTests      the SQLite file's and its folder's owners and modes
-SQLITE_PASS_ONLY := WALStressTests BackupTests RestoreTests StoreOwnershipTests
+#   SecurityReviewTests/aDeletionAnswersWhileAReaderHoldsTheWAL…, …/aCheckpointReadersKeptFrom…
+#                            a deletion's WAL emptied for secure_delete, a checkpoint owed and paid
+#   SessionCheckTests/withinTheIntervalACheckWritesNothing   measured by the WAL file's size
+#   SessionCheckTests/aSessionWithoutItsAccountIs401   foreign keys off, as the sqlite3 shell has
+#                            them (PostgreSQL enforces them always: the row cannot exist)
+#   DeletionTests/everythingOfThePersonGoesAndLeavesNoTraceInTheFile   the SQLite file's bytes
+#   DeletionTests/theAuditKeyCanComeFromAFileTheConfigNames   the key made beside the SQLite file
+#                            when none is named (postgresUrl requires deletion.auditKeyFile)
+#   AppleRelayCleanupTests/theCachedAccessTokenIsSealedUnderTheServerKey   the file's bytes
+SQLITE_PASS_ONLY := WALStressTests BackupTests RestoreTests StoreOwnershipTests \
+    SecurityReviewTests/aDeletionAnswersWhileAReaderHoldsTheWALAndCheckpointsOnceItIsGone \
+    SecurityReviewTests/aCheckpointReadersKeptFromFinishingIsPaidByTheNextRequest \
+    SessionCheckTests/withinTheIntervalACheckWritesNothing SessionCheckTests/aSessionWithoutItsAccountIs401 \
+    DeletionTests/everythingOfThePersonGoesAndLeavesNoTraceInTheFile DeletionTests/theAuditKeyCanComeFromAFileTheConfigNames \
+    AppleRelayCleanupTests/theCachedAccessTokenIsSealedUnderTheServerKey
 # Suites that choose PostgreSQL themselves, whichever pass runs them: run once, on the first pass.
 POSTGRES_ALWAYS := TwoBoxTests PostgresRestartTests
 # The PostgreSQL pass: the endpoint, concurrency and crash suites again, each test's store a
 # database of its own on the PostgreSQL that make test starts (Tests/EndpointTests/TestStore.swift).
 POSTGRES_PASS := EndpointTests
 POSTGRES_PASS_SKIPS := $(foreach suite,$(SQLITE_PASS_ONLY) $(POSTGRES_ALWAYS),--skip '\.$(suite)\b')
+# The PostgreSQL pass alone, against servers of its own: make test-postgres [FILTER=Suite].
+FILTER ?= $(POSTGRES_PASS)
 
 # Two passes: every suite on SQLite, then the endpoint suites on PostgreSQL (docs/testing.md). The
 # PostgreSQL and pgbouncer they meet (scripts/pg-stack) are started here and stopped on every exit;
@@ -136,6 +152,14 @@ test: build release
 	tests/release-test.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)" || status=1; \
 	tests/install-test.sh || status=1; \
 	echo "make test: $$(( $$(date +%s) - start )) s of tests"; exit $$status
+
+# make test's PostgreSQL pass alone (FILTER narrows it: make test-postgres FILTER=CrashSafetyTests).
+test-postgres: build
+	@mkdir -p $(LOG_DIR); pg=$$(mktemp -d /tmp/frontdoor-pg-XXXXXX); \
+	trap 'scripts/pg-stack stop "$$pg" >/dev/null 2>&1; rm -rf "$$pg"' EXIT; \
+	FRONTDOOR_PG_FSYNC=off scripts/pg-stack start "$$pg" >/dev/null || exit 1; \
+	FRONTDOOR_TEST_STORE=postgres FRONTDOOR_BIN_DIR="$$($(SWIFT) build --show-bin-path)" FRONTDOOR_ROOT="$(CURDIR)" \
+	    FRONTDOOR_LOG_DIR=$(LOG_DIR) FRONTDOOR_PG_DIR="$$pg" $(SWIFT) test --skip-build --filter '$(FILTER)' $(POSTGRES_PASS_SKIPS)
 
 # The development stack: a loopback identity provider on DEV_PORT, nginx + fcgiwrap on PORT.
 # STORE=postgres: the store on a local PostgreSQL and pgbouncer under var/pg (scripts/pg-stack),

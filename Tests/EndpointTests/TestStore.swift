@@ -33,3 +33,21 @@ final class TestPostgresDatabase: @unchecked Sendable {
     /// Straight to PostgreSQL as the owner, for what a test reads or plants behind the programs' back.
     var direct: PostgresURL { pair.direct.database(name) }
 }
+
+extension TestStore {
+    /// The store's tables, in name order, whichever engine `db` is (not PostgreSQL's own
+    /// `schema_version`, which SQLite keeps in its header).
+    static func tableNames(_ db: Database) throws -> [String] {
+        if db.isPostgres {
+            return try db.query(
+                """
+                SELECT table_name FROM information_schema.tables
+                WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' AND table_name != 'schema_version'
+                ORDER BY table_name
+                """
+            ).compactMap { $0.text(0) }
+        }
+        return try db.query("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+            .compactMap { $0.text(0) }
+    }
+}

@@ -56,11 +56,11 @@ enum CopyToPostgres {
     /// Inside the target's transaction: the target's tables, parents before the tables that name
     /// them, each refused unless empty, then filled with the source's rows column by column.
     static func copy(from file: SnapshotFile, into db: Database) throws(FrontdoorError) -> Outcome {
-        let targetTables = try tablesInCopyOrder(db)
+        let targetTables = try tablesInCopyOrder(db).filter { !notCopied.contains($0) }
         let sourceTables = Set(try file.rows("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
             .compactMap { $0.text(0) })
         // A table the target lacks (none today) would lose its rows: refuse rather than drop them.
-        for table in sourceTables.subtracting(targetTables).sorted()
+        for table in sourceTables.subtracting(targetTables).subtracting(notCopied).sorted()
         where try file.rows("SELECT count(*) FROM \(quoted(table))").first?.int(0) != 0 {
             throw FrontdoorError(.internal, "The PostgreSQL store has no table \(table): nothing was copied.")
         }
@@ -92,6 +92,10 @@ enum CopyToPostgres {
         try resetSequences(db)
         return outcome
     }
+
+    /// Made by the PostgreSQL store's own migration, and the same in every new one: its version,
+    /// and the outbox's one delivery row (which box holds the lease; SQLite's has no lease).
+    static let notCopied: Set<String> = ["schema_version", "event_delivery"]
 
     /// Base tables in the target's schema, each after every table its foreign keys name.
     static func tablesInCopyOrder(_ db: Database) throws(FrontdoorError) -> [String] {
