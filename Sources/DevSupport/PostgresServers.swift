@@ -82,10 +82,13 @@ public enum PostgresServers {
     }
 
     /// A pair of its own, for a test that kills or stops a server; stop it with `stop`.
-    public static func start(in dir: String) throws -> Pair {
+    /// `durable`: fsync and synchronous commits on, as in production, for a test that crashes the
+    /// server and expects every answered commit back (the default, off, can lose the last ones).
+    public static func start(in dir: String, durable: Bool = false) throws -> Pair {
         let result = try ChildProcess.run(
             "/bin/bash", arguments: [root + "/scripts/pg-stack", "start", dir],
-            environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "FRONTDOOR_PG_FSYNC": "off"], workDir: "/tmp")
+            environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "FRONTDOOR_PG_FSYNC": durable ? "on" : "off"],
+            workDir: "/tmp")
         guard result.exitStatus == 0 else {
             throw ServersError(
                 description: "scripts/pg-stack start \(dir) failed (\(result.exitStatus)): \(result.stderrText)")
