@@ -89,6 +89,12 @@ public final class Database {
         return false
     }
 
+    /// PostgreSQL's `server_version` (through pgbouncer, that of the server it logged in to); nil on SQLite.
+    public var serverVersion: String? {
+        if case .postgres(let db) = engine { return db.connection.serverVersion }
+        return nil
+    }
+
     /// Runs one statement with `params` bound to its `?` placeholders and returns every row.
     public func query(_ sql: String, _ params: [SQLValue] = []) throws(FrontdoorError) -> [Row] {
         switch engine {
