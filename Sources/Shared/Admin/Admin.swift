@@ -71,7 +71,7 @@ public enum Admin {
             var count: Int?
             let output = try run(parsed.name, parsed.operands, keep: parsed.keep, session: session, found: &accountId, count: &count)
             // PostgreSQL has no restore of ours, so no door to wait on.
-            if parsed.command.writes, session.config.postgresUrl == nil {
+            if parsed.command.writes, !session.config.usesPostgres {
                 let permit = Door.AnswerPermit(databasePath: session.config.databasePath)
                 guard !permit.closed else {
                     throw AdminError(
@@ -108,7 +108,7 @@ public enum Admin {
         case "sign-out": return try AccountAdmin.signOut(first, session: session)
         case "delete": return try AccountAdmin.delete(first, session: session)
         case "unlink": return try AccountAdmin.unlink(first, provider: operands.last ?? "", session: session)
-        case "backup" where session.config.postgresUrl != nil, "restore" where session.config.postgresUrl != nil:
+        case "backup" where session.config.usesPostgres, "restore" where session.config.usesPostgres:
             throw AdminError(
                 .usage, "\(name) is for the SQLite store. On PostgreSQL, back up and restore with PostgreSQL's own "
                     + "tools (base backups and WAL archiving), then run reapply-deletions over every box's ledger "

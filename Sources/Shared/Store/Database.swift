@@ -76,8 +76,8 @@ public final class Database {
 
     /// The store the config names: `postgresUrl` when it is set, else the SQLite file.
     public convenience init(config: Config, durability: Durability = .powerCutSafe) throws(FrontdoorError) {
-        if let url = config.postgresUrl {
-            try self.init(postgres: url, boxPath: config.databasePath)
+        if let store = config.postgresStore {
+            try self.init(postgres: store.url, boxPath: config.databasePath)
         } else {
             try self.init(path: config.databasePath, durability: durability)
         }
