@@ -121,7 +121,7 @@ SQLITE_PASS_ONLY := WALStressTests BackupTests RestoreTests StoreOwnershipTests 
     DeletionTests/everythingOfThePersonGoesAndLeavesNoTraceInTheFile DeletionTests/theAuditKeyCanComeFromAFileTheConfigNames \
     AppleRelayCleanupTests/theCachedAccessTokenIsSealedUnderTheServerKey
 # Suites that choose PostgreSQL themselves, whichever pass runs them: run once, on the first pass.
-POSTGRES_ALWAYS := TwoBoxTests PostgresRestartTests
+POSTGRES_ALWAYS := TwoBoxTests PostgresRestartTests CopyToPostgresTests
 # The PostgreSQL pass: the endpoint, concurrency and crash suites again, each test's store a
 # database of its own on the PostgreSQL that make test starts (Tests/EndpointTests/TestStore.swift).
 POSTGRES_PASS := EndpointTests
