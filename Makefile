@@ -114,12 +114,14 @@ release-flags:
 #   DeletionTests/theAuditKeyCanComeFromAFileTheConfigNames   the key made beside the SQLite file
 #                            when none is named (postgresUrl requires deletion.auditKeyFile)
 #   AppleRelayCleanupTests/theCachedAccessTokenIsSealedUnderTheServerKey   the file's bytes
+#   SelfCheckTests/aClosedDoorIsReportedAndTheStoreIsNotOpened   the door a restore of the file closes
 SQLITE_PASS_ONLY := WALStressTests BackupTests RestoreTests StoreOwnershipTests \
     SecurityReviewTests/aDeletionAnswersWhileAReaderHoldsTheWALAndCheckpointsOnceItIsGone \
     SecurityReviewTests/aCheckpointReadersKeptFromFinishingIsPaidByTheNextRequest \
     SessionCheckTests/withinTheIntervalACheckWritesNothing SessionCheckTests/aSessionWithoutItsAccountIs401 \
     DeletionTests/everythingOfThePersonGoesAndLeavesNoTraceInTheFile DeletionTests/theAuditKeyCanComeFromAFileTheConfigNames \
-    AppleRelayCleanupTests/theCachedAccessTokenIsSealedUnderTheServerKey
+    AppleRelayCleanupTests/theCachedAccessTokenIsSealedUnderTheServerKey \
+    SelfCheckTests/aClosedDoorIsReportedAndTheStoreIsNotOpened
 # Suites that choose PostgreSQL themselves, whichever pass runs them: run once, on the first pass.
 POSTGRES_ALWAYS := TwoBoxTests PostgresRestartTests CopyToPostgresTests
 # The PostgreSQL pass: the endpoint, concurrency and crash suites again, each test's store a
