@@ -190,12 +190,12 @@ run: release stop
 	if [ "$(STORE)" = postgres ]; then \
 	    echo; echo "The store is PostgreSQL 15 behind pgbouncer in $(PG_VAR) (make stop stops them; the data stays)."; \
 	    echo "A second stack (a second box) on the same store: its own folder, port and pgbouncer, the same audit key:"; \
-	    echo "  mkdir -p /tmp/box-b/pgbouncer && scripts/pg-stack bouncer /tmp/box-b/pgbouncer $(PG_VAR)"; \
+	    echo "  mkdir -p /tmp/box-b/pgbouncer && FRONTDOOR_PG_PEERS=$$user scripts/pg-stack bouncer /tmp/box-b/pgbouncer $(PG_VAR)"; \
 	    echo "  sed -e 's#host=$(PG_VAR)#host=/tmp/box-b/pgbouncer#' -e 's#$(VAR)/deletions.ledger#/tmp/box-b/deletions.ledger#' \\"; \
 	    echo "      $(VAR)/config.json >/tmp/box-b/config.json"; \
 	    echo "  scripts/dev-stack start /tmp/box-b 8090 $$bin /tmp/box-b/config.json"; \
-	    echo "  (FRONTDOOR_PG_PEERS=<the stack's user> if it is not yours; stop it with scripts/dev-stack stop /tmp/box-b"; \
-	    echo "   and scripts/pg-stack stop /tmp/box-b/pgbouncer)"; \
+	    echo "  curl -H \"Authorization: Bearer <a session from :$(PORT)>\" http://127.0.0.1:8090/auth/session   # the same person"; \
+	    echo "Stop it with scripts/dev-stack stop /tmp/box-b and scripts/pg-stack stop /tmp/box-b/pgbouncer."; \
 	fi
 
 stop:
