@@ -185,6 +185,13 @@ ticket=$(post_json verify-email '{"action":"verify_own_email"}' -H "Authorizatio
 sent=$(post_json verify-email "{\"action\":\"send_code\",\"ticket\":\"$ticket\"}")
 check "send_code mails through the installed binary: $sent" "printf '%s' '$sent' | grep -q '\"sent\":true'"
 check "the mail reached the sink" "curl -s 'http://127.0.0.1:$dev_port/mail/last' | grep -q '^To: <install.mail@example.org>'"
+# The passkey endpoints are routed to their programs: a ceremony, or (no passkeys section) their own 404.
+passkey=$(post_json signin-passkey '{"action":"begin"}')
+check "signin-passkey is routed to its program: $passkey" \
+    "printf '%s' '$passkey' | grep -q -e '\"ceremonyId\"' -e 'Passkeys are not offered here.'"
+passkey=$(post_json passkey '{"action":"list"}' -H "Authorization: Bearer $session")
+check "passkey is routed to its program: $passkey" \
+    "printf '%s' '$passkey' | grep -q -e '\"passkeys\"' -e 'Passkeys are not offered here.'"
 # The person a provider event signs out below (signed in before the burst uses up the limit).
 risc_token=$(curl -s "http://127.0.0.1:$dev_port/google/token?sub=install-risc&email=install.risc@gmail.com")
 risc_bearer=$(curl -s -X POST "$url/auth/signin-google" -H 'Content-Type: application/json' -d "{\"idToken\":\"$risc_token\"}" |
