@@ -269,33 +269,33 @@ public enum DevProvider {
                    -d '{"action":"register","email":"passkey.tour@example.org","password":"a dev password"}' | \(field("sessionToken")))
               TICKET=$(curl -s -X POST \(auth)/verify-email \(json) \(bearer) \\
                    -d '{"action":"verify_own_email"}' | \(field("ticket")))
-              curl -s -X POST \(auth)/verify-email \(json) -d "{\\"action\\":\\"send_code\\",\\"ticket\\":\\"$TICKET\\"}"; echo
+              curl -s -X POST \(auth)/verify-email \(json) -d "{\\"action\\":\\"send_code\\",\\"ticket\\":\\"$TICKET\\"}"
               CODE=$(curl -s \(providerURL)/mail/code)
               curl -s -X POST \(auth)/verify-email \(json) \\
-                   -d "{\\"action\\":\\"confirm\\",\\"ticket\\":\\"$TICKET\\",\\"code\\":\\"$CODE\\"}"; echo
+                   -d "{\\"action\\":\\"confirm\\",\\"ticket\\":\\"$TICKET\\",\\"code\\":\\"$CODE\\"}"
 
             Register a passkey on the phone:
 
               BEGIN=$(curl -s -X POST \(auth)/passkey \(json) \(bearer) -d '{"action":"register_begin"}')
               FINISH=$(curl -s -X POST '\(providerURL)/phone/create?name=Dev%20phone' -d "$BEGIN")
-              curl -s -X POST \(auth)/passkey \(json) \(bearer) -d "$FINISH"; echo
+              curl -s -X POST \(auth)/passkey \(json) \(bearer) -d "$FINISH"
 
             Sign in with it (no email, no password: the phone picks its passkey):
 
               BEGIN=$(curl -s -X POST \(auth)/signin-passkey \(json) -d '{"action":"begin"}')
               FINISH=$(curl -s -X POST \(providerURL)/phone/get -d "$BEGIN")
-              curl -s -X POST \(auth)/signin-passkey \(json) -d "$FINISH"; echo
+              curl -s -X POST \(auth)/signin-passkey \(json) -d "$FINISH"
 
             List the account's passkeys, then delete the one made above:
 
-              curl -s -X POST \(auth)/passkey \(json) \(bearer) -d '{"action":"list"}'; echo
+              curl -s -X POST \(auth)/passkey \(json) \(bearer) -d '{"action":"list"}'
               PASSKEY=$(curl -s -X POST \(auth)/passkey \(json) \(bearer) -d '{"action":"list"}' | \(field("passkeyId")))
-              curl -s -X POST \(auth)/passkey \(json) \(bearer) -d "{\\"action\\":\\"delete\\",\\"passkeyId\\":\\"$PASSKEY\\"}"; echo
+              curl -s -X POST \(auth)/passkey \(json) \(bearer) -d "{\\"action\\":\\"delete\\",\\"passkeyId\\":\\"$PASSKEY\\"}"
 
             The association files the stack serves for its RP ID (frontdoor-check compares them with the config):
 
-              curl -s http://127.0.0.1:\(port)/.well-known/apple-app-site-association; echo
-              curl -s http://127.0.0.1:\(port)/.well-known/assetlinks.json; echo
+              curl -s http://127.0.0.1:\(port)/.well-known/apple-app-site-association
+              curl -s http://127.0.0.1:\(port)/.well-known/assetlinks.json
 
             """
     }
