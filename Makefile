@@ -120,7 +120,9 @@ run: release stop
 	@mkdir -p $(VAR)
 	@bin="$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"; \
 	"$$bin/frontdoor-dev" config --database $(VAR)/frontdoor.sqlite3 --provider http://127.0.0.1:$(DEV_PORT) \
-	    --events-secret $(VAR)/events-secret > $(VAR)/config.json && chmod 600 $(VAR)/config.json && \
+	    --events-secret $(VAR)/events-secret --site http://127.0.0.1:$(PORT) > $(VAR)/config.json && chmod 600 $(VAR)/config.json && \
+	mkdir -p $(VAR)/well-known && \
+	"$$bin/frontdoor-check" --print-association-files --config $(VAR)/config.json --out $(VAR)/well-known >/dev/null && \
 	( setsid "$$bin/frontdoor-dev" serve --port $(DEV_PORT) --events-secret $(VAR)/events-secret \
 	    </dev/null >>$(VAR)/dev-provider.log 2>&1 & \
 	  echo $$! > $(VAR)/dev-provider.pid ) && \
@@ -134,8 +136,10 @@ stop:
 	    rm -f $(VAR)/dev-provider.pid; fi
 
 # Copies the release binaries, the nginx files, the fcgiwrap drop-in and the checks' own fcgiwrap
-# units, an example config and the data folder into place (under DESTDIR when staging), and makes
-# the install's proof for protected routes once (kept on reinstall). Owners need root (or fakeroot).
+# units, an example config and the data folder into place (under DESTDIR when staging), makes
+# the install's proof for protected routes once (kept on reinstall), and writes the passkey
+# association files nginx serves from the config's passkeys section (none without it; a config
+# that does not load leaves them as they were, and says so). Owners need root (or fakeroot).
 install:
 	@bin="$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"; \
 	for p in $(ENDPOINTS) frontdoor-check frontdoor-admin; do [ -x "$$bin/$$p" ] || { echo "install: $$bin/$$p missing: run make release" >&2; exit 1; }; done; \
@@ -176,6 +180,10 @@ install:
 	    chown root:$(RUN_USER) "$$d$(SYSCONFDIR)/frontdoor/config.json"; chmod 0640 "$$d$(SYSCONFDIR)/frontdoor/config.json"; \
 	fi; \
 	install -d -m 0750 -o $(RUN_USER) -g $(RUN_USER) "$$d$(LOCALSTATEDIR)/lib/frontdoor"; \
+	wk="$$d$(SYSCONFDIR)/frontdoor/well-known"; install -d -m 0755 -o root -g root "$$wk"; \
+	if ! out=$$("$$bin/frontdoor-check" --print-association-files --config "$$d$(SYSCONFDIR)/frontdoor/config.json" --out "$$wk"); then \
+	    echo "install: the passkey association files were not written: $$out" >&2; \
+	fi; \
 	echo "installed under $${d:-/}: see README, Installing, for the remaining steps"
 
 clean: stop

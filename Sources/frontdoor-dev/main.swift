@@ -29,13 +29,13 @@ case "serve":
     }
 case "config":
     guard let database = option("--database", in: arguments), let provider = option("--provider", in: arguments) else {
-        fail("usage: frontdoor-dev config --database PATH --provider URL [--smtp-port N] [--events-secret FILE]")
+        fail("usage: frontdoor-dev config --database PATH --provider URL [--smtp-port N] [--events-secret FILE] [--site URL]")
     }
     do {
         let config = try DevProvider.config(
             databasePath: database, providerURL: provider,
             smtpPort: option("--smtp-port", in: arguments).flatMap(Int.init) ?? DevProvider.smtpPort,
-            eventsSecretFile: option("--events-secret", in: arguments))
+            eventsSecretFile: option("--events-secret", in: arguments), siteURL: option("--site", in: arguments))
         print(config.serialized)
     } catch {
         fail("config: \(error)")
@@ -80,7 +80,7 @@ case "usage":
 default:
     fail(
         "usage: frontdoor-dev serve --port N [--smtp-port N] [--events-secret FILE] "
-            + "| config --database PATH --provider URL [--smtp-port N] [--events-secret FILE] "
+            + "| config --database PATH --provider URL [--smtp-port N] [--events-secret FILE] [--site URL] "
             + "| usage --port N --provider URL | hint-cost --database PATH | outbox-cost --database PATH [--events N] "
             + "| wal-stress --database PATH --writer NAME --commits N --seed N")
 }
