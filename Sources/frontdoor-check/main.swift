@@ -112,7 +112,7 @@ if printAssociationFiles {
 if prune {
     do {
         let config = try writableConfig()
-        let db = try Database(path: config.databasePath)
+        let db = try Database(config: config)
         var total: [String: Int] = [:]
         // Bounded batches, so a huge backlog never holds the write lock for long.
         while true {
@@ -156,7 +156,7 @@ if deliver {
             print("✗ deliver: events is not configured in \(configPath)")
             exit(1)
         }
-        let db = try Database(path: config.databasePath)
+        let db = try Database(config: config)
         if retryNow { try EventBacklog.retryNow(db, now: Clock.now()) }
         let delivery = try EventDelivery(settings: events, db: db, databasePath: config.databasePath)
         var report = delivery.run(.operator)

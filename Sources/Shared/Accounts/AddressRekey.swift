@@ -6,7 +6,7 @@
 /// took. A row whose new key another account already holds keeps its old one: it is then never
 /// mailed (`EmailAddress.isMailable`), and `frontdoor-check` names it.
 enum AddressRekey {
-    static func run(_ db: Database) throws(FrontdoorError) {
+    static func run(_ db: SQLiteDatabase) throws(FrontdoorError) {
         // Only a non-ASCII address can key otherwise; it is longer in bytes than in characters.
         let rows = try db.query(
             """

@@ -22,7 +22,7 @@ final class AdminSession {
     /// The context the shared code's work takes (a deletion's work after its commit): no request.
     func requestContext() throws -> RequestContext {
         if let context { return context }
-        guard Files.exists(config.databasePath) else {
+        guard config.usesPostgres || Files.exists(config.databasePath) else {
             throw AdminError(.notFound, "There is no store at \(config.databasePath).")
         }
         let made = RequestContext(

@@ -136,7 +136,7 @@ public enum RelayCleanup {
                 """
                 SELECT id, relay_uid, refresh_token, attempts, state, delete_by_token_until, admin_attempts
                 FROM relay_cleanups
-                WHERE next_attempt_at <= ? AND (state = 'token' OR (state = 'admin' AND ?))
+                WHERE next_attempt_at <= ? AND (state = 'token' OR (state = 'admin' AND ? = 1))
                 ORDER BY next_attempt_at LIMIT ?
                 """,
                 [.integer(now), .integer(deleter.admin == nil ? 0 : 1), .integer(Int64(retriesPerRequest))])

@@ -38,7 +38,7 @@ public final class RequestContext {
 
     public func database() throws(FrontdoorError) -> Database {
         if let openedDatabase { return openedDatabase }
-        let db = try Database(path: config.databasePath, durability: durability)
+        let db = try Database(config: config, durability: durability)
         openedDatabase = db
         return db
     }

@@ -16,7 +16,7 @@ extension SelfCheck {
 
     private func checkOutbox(_ config: Config, now: UnixTime, note: (Bool, String) -> Void) {
         do {
-            let backlog = try EventBacklog.read(try Database(path: config.databasePath))
+            let backlog = try EventBacklog.read(try Database(config: config))
             let alarming = backlog.isAlarming(now: now)
             note(
                 !alarming,

@@ -11,7 +11,7 @@ extension SelfCheck {
         // A closed door (a restore) is reported by the database's finding; its store is left alone.
         guard !Door.isClosed(config.databasePath) else { return }
         do {
-            let counts = try ProviderEventStore.counts(since: Clock.now() - 30 * 86_400, db: try Database(path: config.databasePath))
+            let counts = try ProviderEventStore.counts(since: Clock.now() - 30 * 86_400, db: try Database(config: config))
             note(true, "provider events, last 30 days: " + Self.countsText(counts))
         } catch {
             note(false, "provider events: cannot be counted: \(error.detail ?? error.message)")

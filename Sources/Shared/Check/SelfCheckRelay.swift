@@ -11,7 +11,7 @@ public enum SelfCheckRelay {
             out.append(serviceAccountFinding(file: file, tokenUrl: firebase.oauthTokenUrl))
         }
         // A closed door (a restore) is reported by the database's finding; its store is left alone.
-        guard !Door.isClosed(config.databasePath), let db = try? Database(path: config.databasePath) else { return out }
+        guard !Door.isClosed(config.databasePath), let db = try? Database(config: config) else { return out }
         if config.apple?.mode == .relay || config.firebase != nil {
             out += relayUserFindings(db, serviceAccount: config.firebase?.serviceAccountFile != nil)
         }
@@ -138,7 +138,7 @@ public enum SelfCheckRelay {
     /// the operator's word is taken. The marks of calls never answered go either way (they name no
     /// user).
     public static func forgetPastWindow(_ config: Config) throws(FrontdoorError) -> Forgotten {
-        let db = try Database(path: config.databasePath)
+        let db = try Database(config: config)
         var result = Forgotten()
         let admin = config.firebase.flatMap {
             FirebaseAdmin(firebase: $0, config: config, client: RequestContext.curlClient(config), db: db)
@@ -163,13 +163,16 @@ public enum SelfCheckRelay {
             case .failed(let reason): result.unchecked.append((uid, reason))
             }
         }
-        try db.transaction { () throws(FrontdoorError) in
+        // Collected inside and kept after: on PostgreSQL the body may run more than once.
+        result.forgotten = try db.transaction { () throws(FrontdoorError) -> [String] in
+            var forgotten: [String] = []
             for uid in gone {
                 let dropped = try db.run(
                     "DELETE FROM relay_cleanups WHERE relay_uid = ? AND state IN ('admin', 'stuck')", [.text(uid)])
-                if dropped > 0 { result.forgotten.append(uid) }
+                if dropped > 0 { forgotten.append(uid) }
             }
             try Ephemeral.remove(.relaySend, sinceAtOrBefore: Clock.now() - unansweredAfter, db: db)
+            return forgotten
         }
         return result
     }

@@ -128,7 +128,23 @@ public struct Config: Sendable {
         public var defaultMaxAgeSeconds: Int64
     }
 
+    /// The SQLite file (`databasePath`). With `postgresUrl` no file holds the store, and this is
+    /// the stem of the box's own files (the events hint): `frontdoor-box` beside
+    /// `deletion.ledgerFile`.
     public var databasePath: String
+    /// `postgresUrl`, the PostgreSQL store (through the box's pgbouncer); nil: the SQLite file
+    /// `databasePath`. Behind a reference: every copy of a `Config` then costs one retain, where
+    /// an optional struct's copy needs its type's metadata made at run time (about 20 K
+    /// instructions a process, measured on the session check).
+    public var postgresStore: PostgresStore? = nil
+    public var postgresUrl: PostgresURL? { postgresStore?.url }
+    /// True with `postgresUrl`.
+    public var usesPostgres: Bool { postgresStore != nil }
+
+    public final class PostgresStore: Sendable {
+        public let url: PostgresURL
+        public init(url: PostgresURL) { self.url = url }
+    }
     /// A development config may use loopback URLs; `frontdoor-check` flags them anywhere else.
     public var development: Bool
     /// A session's idle lifetime: each renewal moves its expiry this far past the check (rule 11).
@@ -213,8 +229,9 @@ public struct Config: Sendable {
             throw ConfigError(key: "(file)", reason: "is not valid JSON (\(error))")
         }
         var top = try ConfigReader(json, path: "")
+        let store = try storeKeys(&top, json: json)
         var config = Config(
-            databasePath: try top.requiredString("databasePath"),
+            databasePath: store.databasePath,
             development: try top.bool("development", default: false),
             sessionLifetimeSeconds: try top.int("sessionLifetimeSeconds", default: 30 * 86_400, range: 1...(400 * 86_400)),
             sessions: SessionPolicy(lifetimeSeconds: 0, renewAfterSeconds: 0, maxLifetimeSeconds: nil),
@@ -236,7 +253,40 @@ public struct Config: Sendable {
             config.secretFiles.append((r.key("secretFile"), events.secretFile))
         }
         try top.rejectUnknown()
+        config.postgresStore = store.postgres
+        if store.postgres != nil, scope == .everything, config.deletion.auditKeyFile == nil {
+            // The server key made beside a SQLite file would be a different one on every box:
+            // rate limits, sealed rows and audit hashes must agree across them.
+            throw ConfigError(key: "deletion.auditKeyFile", reason: "is required with postgresUrl (the same file on every box)")
+        }
         return config
+    }
+
+    /// The box's own files with `postgresUrl`: beside the deletion ledger (see `databasePath`).
+    public static let boxFilesStem = "frontdoor-box"
+
+    /// `databasePath` xor `postgresUrl`. With `postgresUrl`, `deletion.ledgerFile` is required
+    /// (one file per box), and read here whatever the scope, since the box's files sit beside it.
+    private static func storeKeys(_ top: inout ConfigReader, json: JSONValue) throws(ConfigError)
+        -> (databasePath: String, postgres: PostgresStore?)
+    {
+        let path = try top.string("databasePath")
+        let urlText = try top.string("postgresUrl")
+        switch (path, urlText) {
+        case (let path?, nil):
+            return (path, nil)
+        case (nil, let text?):
+            let url = try PostgresURL.parse(text)
+            guard let ledger = json["deletion"]?["ledgerFile"]?.stringValue, ledger.hasPrefix("/") else {
+                throw ConfigError(
+                    key: "deletion.ledgerFile", reason: "is required with postgresUrl: an absolute path, one file per box")
+            }
+            return (Files.directory(of: ledger) + "/" + boxFilesStem, PostgresStore(url: url))
+        case (.some, .some):
+            throw ConfigError(key: "postgresUrl", reason: "give either databasePath or postgresUrl, not both")
+        case (nil, nil):
+            throw ConfigError(key: "databasePath", reason: "is required (or postgresUrl)")
+        }
     }
 
     /// Every section but `sessions` and `events`: the providers, mail, limits and the rest.

@@ -22,7 +22,7 @@ public enum EventOutbox {
     /// The new row is its account's head when the account has no other waiting.
     public static let insertSQL = """
         INSERT INTO events (id, type, account_id, body, created_at, next_attempt_at, head)
-        VALUES (?, ?, ?, ?, ?, ?, NOT EXISTS (SELECT 1 FROM events WHERE account_id = ?))
+        VALUES (?, ?, ?, ?, ?, ?, CASE WHEN EXISTS (SELECT 1 FROM events WHERE account_id = ?) THEN 0 ELSE 1 END)
         """
 
     static func insert(_ event: Event, _ db: Database) throws(FrontdoorError) {

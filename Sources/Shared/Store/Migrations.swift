@@ -8,7 +8,7 @@ enum Migrations {
     ]
 
     /// What a script leaves to Swift, run right after it in the same transaction.
-    static func afterScript(_ script: String, in db: Database) throws(FrontdoorError) {
+    static func afterScript(_ script: String, in db: SQLiteDatabase) throws(FrontdoorError) {
         if script == domainKeys { try AddressRekey.run(db) }
         if script == ephemeralKinds { try SchemaText.compact(db) }
     }

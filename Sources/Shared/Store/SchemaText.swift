@@ -64,7 +64,7 @@ enum SchemaText {
     /// documentation allows through `writable_schema` ("ALTER TABLE", making other kinds of
     /// table schema changes); the migration's own DDL changes the schema cookie, so every other
     /// connection reloads the schema.
-    static func compact(_ db: Database) throws(FrontdoorError) {
+    static func compact(_ db: SQLiteDatabase) throws(FrontdoorError) {
         let rows = try db.query("SELECT type, name, sql FROM sqlite_schema WHERE sql IS NOT NULL")
         var changes: [(type: String, name: String, sql: String)] = []
         for row in rows {
