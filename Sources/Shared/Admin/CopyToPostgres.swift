@@ -17,7 +17,7 @@ enum CopyToPostgres {
         try checkAuditKey(source: source, config: session.config)
         let file = try SnapshotFile(path: source)
         defer { file.close() }
-        let version = try file.rows("PRAGMA user_version").first?.int(0) ?? -1
+        let version = try CopySource.schemaVersion(file)
         guard version == Database.schemaVersion else {
             throw AdminError(
                 .unavailable,
@@ -57,11 +57,10 @@ enum CopyToPostgres {
     /// them, each refused unless empty, then filled with the source's rows column by column.
     static func copy(from file: SnapshotFile, into db: Database) throws(FrontdoorError) -> Outcome {
         let targetTables = try tablesInCopyOrder(db).filter { !notCopied.contains($0) }
-        let sourceTables = Set(try file.rows("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-            .compactMap { $0.text(0) })
+        let sourceTables = try CopySource.tables(file)
         // A table the target lacks (none today) would lose its rows: refuse rather than drop them.
         for table in sourceTables.subtracting(targetTables).subtracting(notCopied).sorted()
-        where try file.rows("SELECT count(*) FROM \(quoted(table))").first?.int(0) != 0 {
+        where try CopySource.holdsRows(file, table) {
             throw FrontdoorError(.internal, "The PostgreSQL store has no table \(table): nothing was copied.")
         }
         let copied = targetTables.filter { sourceTables.contains($0) }
@@ -78,14 +77,14 @@ enum CopyToPostgres {
                 WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position
                 """, [.text(table)]
             ).compactMap { $0.text(0) }
-            let sourceColumns = Set(try file.rows("SELECT name FROM pragma_table_info(?)", [.text(table)]).compactMap { $0.text(0) })
+            let sourceColumns = try CopySource.columns(file, table)
             if let missing = columns.first(where: { !sourceColumns.contains($0) }) {
                 throw FrontdoorError(.internal, "\(table).\(missing) is not in the SQLite file: nothing was copied.")
             }
             let list = columns.map(quoted).joined(separator: ", ")
             let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
             let insert = "INSERT INTO \(quoted(table)) (\(list)) VALUES (\(placeholders))"
-            let rows = try file.rows("SELECT \(list) FROM \(quoted(table))")
+            let rows = try CopySource.rows(file, table, list)
             for row in rows { _ = try db.run(insert, (0..<row.count).map { row[$0] }) }
             outcome.tables.append((table, rows.count))
         }
