@@ -15,7 +15,7 @@ public enum EmailSignIn {
 
     /// The password member: missing is a malformed request, present but empty a bad password.
     static func password(_ body: JSONValue) throws(FrontdoorError) -> String {
-        guard let password = try body.optionalString("password", maxBytes: 4096) else {
+        guard let password = try body.optionalString("password", maxBytes: 4096, mayHoldNUL: true) else {
             throw .invalidRequest("password is required.")
         }
         return password
