@@ -125,14 +125,18 @@ import Testing
         #expect(try other.query("SELECT number FROM ephemeral WHERE key = ?", [.blob([1])]).first?.int(0) == 11)
     }
 
-    /// U+0000 in a field that reaches the store as text is a 400 on both engines, never a 500 (on
-    /// PostgreSQL, whose text cannot hold it) nor a stored NUL (on SQLite). A password may hold
-    /// one: it is hashed, never stored or searched as text.
+    /// U+0000 in a field that reaches the store as text is a 400 on both engines (a login's
+    /// address, a name), never a 500 (on PostgreSQL, whose text cannot hold it) nor a stored NUL
+    /// (on SQLite); an address to register stays 422 `invalid_email`. A password may hold one: it
+    /// is hashed, never stored or searched as text.
     @Test(arguments: StoreEngine.allCases) func aNULInAFieldIsInvalidRequest(_ engine: StoreEngine) throws {
         let store = try TestStore(engine)
         let config = try Self.config(store)
         let login = Self.call(config, [("action", "login"), ("email", "nul\u{0}@example.org"), ("password", "whatever it is")])
         #expect(login.status == 400 && login.code?.hasPrefix("invalid_request") == true, "\(login)")
+        // An address to register is refused by its own rules first, as every control character is.
+        let address = Self.call(config, [("action", "register"), ("email", "nul\u{0}@example.org"), ("password", "a long enough password")])
+        #expect(address.status == 422 && address.code == "invalid_email", "\(address)")
         let name = Self.call(config, [
             ("action", "register"), ("email", "named@example.org"), ("password", "a long enough password"),
             ("name", "Ann\u{0}e"),

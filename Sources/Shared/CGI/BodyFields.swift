@@ -2,7 +2,8 @@ extension JSONValue {
     /// A required string member of the request body, refused with a message naming it.
     /// U+0000 is refused (400): PostgreSQL's text cannot hold it, so it would reach the store as a
     /// 500 there and be stored on SQLite. Only a value that is never stored or searched as text
-    /// (a password, which is hashed) passes `mayHoldNUL`.
+    /// (a password, which is hashed), or one a stricter check refuses it from before it is used
+    /// (an address to register, `EmailValidation`), passes `mayHoldNUL`.
     public func requiredString(_ name: String, maxBytes: Int = 16 * 1024, mayHoldNUL: Bool = false)
         throws(FrontdoorError) -> String
     {
