@@ -82,6 +82,60 @@ import Testing
             .map { $0.int(0) } == [Self.limit])
     }
 
+    /// Why `SELECT … FOR UPDATE` first in the body does not take the place of the retries: in a
+    /// SERIALIZABLE transaction that very statement takes the snapshot before it waits for the
+    /// lock, so once the holder commits, the row has changed since the snapshot and the attempt is
+    /// aborted (40001) all the same. Ordered without timing: the other begins once the holder has
+    /// the row, and the holder commits once `pg_stat_activity` shows the other waiting on a lock.
+    @Test func forUpdateFirstInTheBodyIsAbortedAllTheSame() throws {
+        let store = try TestStore(.postgres)
+        let url = try #require(store.url)
+        let setup = try store.open()
+        try setup.run("INSERT INTO ephemeral (kind, key, number, expires_at) VALUES (2, ?, 0, 0)", [.blob([7])])
+        let runs = StoreCollector<Int>()
+        let failures = StoreCollector<String>()
+        let path = store.path
+        let held = StoreStartLine(2)
+        storeRunThreads(2) { i in
+            do {
+                if i == 0 {
+                    let db = try Database(postgres: url, boxPath: path)
+                    defer { db.close() }
+                    held.wait()
+                    var mine = 0
+                    try db.transaction { () throws(FrontdoorError) in
+                        mine += 1
+                        let n = try db.query("SELECT number FROM ephemeral WHERE key = ? FOR UPDATE", [.blob([7])])
+                            .first?.int(0) ?? -1
+                        try db.run("UPDATE ephemeral SET number = ? WHERE key = ?", [.integer(n + 1), .blob([7])])
+                    }
+                    runs.append(mine)
+                } else {
+                    let holder = try PostgresConnection(url)
+                    let watcher = try PostgresConnection(url)
+                    defer { holder.close(); watcher.close() }
+                    try holder.begin()
+                    try holder.run("UPDATE ephemeral SET number = 10 WHERE key = $1", [.blob([7])])
+                    held.wait()
+                    var waiting: Int64 = 0
+                    for _ in 0..<2_000 where waiting == 0 {
+                        waiting = try watcher.query(
+                            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+                        ).rows.first?.int(0) ?? 0
+                        if waiting == 0 { usleep(5_000) }
+                    }
+                    if waiting == 0 { failures.append("the other never waited on the lock") }
+                    try holder.commit()
+                }
+            } catch {
+                failures.append("\(error)")
+            }
+        }
+        #expect(failures.all == [])
+        #expect(runs.all == [2], "aborted once after the wait, then committed")
+        #expect(try setup.query("SELECT number FROM ephemeral WHERE key = ?", [.blob([7])]).first?.int(0) == 11)
+    }
+
     /// `crashSafe` on PostgreSQL: each transaction runs with `synchronous_commit` off (its COMMIT
     /// does not wait for the WAL flush), set for that transaction alone; `powerCutSafe` keeps the
     /// database's own setting (here made `on`, as the test servers run with it off).
