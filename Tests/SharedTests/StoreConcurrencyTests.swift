@@ -33,9 +33,9 @@ import Testing
     }
 
     /// Many read-then-write transactions on one row lose no update. SQLite serialises them on
-    /// its write lock, and every one commits; PostgreSQL runs them SERIALIZABLE, aborts those that
-    /// conflict and runs them again, and one that still conflicts after its attempts answers 503:
-    /// then it changed nothing. Either way the count is exactly the commits.
+    /// its write lock; PostgreSQL runs them SERIALIZABLE, aborts those that conflict and runs them
+    /// again within its retry budget. Every one commits on both, and the count is exactly the
+    /// commits. (With four attempts and no time budget, 295 of 320 committed on PostgreSQL.)
     @Test(arguments: StoreEngine.allCases) func concurrentTransactionsLoseNoUpdate(_ engine: StoreEngine) throws {
         let store = try TestStore(engine)
         let setup = try store.open()
@@ -47,6 +47,7 @@ import Testing
         let rounds = engine == .sqlite ? 50 : 20
         let failures = StoreCollector<String>()
         let committed = StoreCollector<Int>()
+        let bodyRuns = StoreCollector<Int>()
         let start = StoreStartLine(Self.connections)
         let began = Clock.monotonicMillis()
         let (url, path) = (store.url, store.path)
@@ -61,28 +62,30 @@ import Testing
             }
             start.wait()
             var mine = 0
+            var runs = 0
             for _ in 0..<rounds {
                 do throws(FrontdoorError) {
                     try db.transaction { () throws(FrontdoorError) in
+                        runs += 1
                         let n = try db.query("SELECT n FROM counter WHERE id = 1").first?.int(0) ?? -1
                         try db.run("UPDATE counter SET n = ? WHERE id = 1", [.integer(n + 1)])
                     }
                     mine += 1
-                } catch where engine == .postgres && error.code == .upstreamUnavailable {
-                    // Given up after its attempts: nothing of it stays.
                 } catch {
                     failures.append(error.description)
                 }
             }
             committed.append(mine)
+            bodyRuns.append(runs)
         }
         let elapsed = Clock.monotonicMillis() - began
         let commits = committed.all.reduce(0, +)
-        print("StoreConcurrencyTests: \(engine) \(Self.connections)×\(rounds) transactions, \(commits) committed, in \(elapsed) ms")
+        let runs = bodyRuns.all.reduce(0, +)
+        print("StoreConcurrencyTests: \(engine) \(Self.connections)×\(rounds) transactions, \(commits) committed, "
+              + "\(runs - commits) runs again after a conflict, in \(Int(elapsed)) ms")
         #expect(failures.all == [])
         let total = try setup.query("SELECT n FROM counter WHERE id = 1").first?.int(0)
         #expect(total == Int64(commits))
-        if engine == .sqlite { #expect(commits == Self.connections * rounds) }
-        #expect(commits > 0)
+        #expect(commits == Self.connections * rounds)
     }
 }

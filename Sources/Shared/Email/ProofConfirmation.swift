@@ -6,7 +6,7 @@ enum ProofConfirmation {
         let body = context.body
         let ticket = try body.requiredString("ticket", maxBytes: 128)
         let code = try body.optionalString("code", maxBytes: 64)
-        let password = try body.optionalString("password", maxBytes: 4096)
+        let password = try body.optionalString("password", maxBytes: 4096, mayHoldNUL: true)
         guard (code == nil) != (password == nil) else { throw .invalidRequest("Send either code or password.") }
         let deviceName = try PersonText.deviceName(body)
         let db = try context.database()

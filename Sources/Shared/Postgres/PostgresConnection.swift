@@ -157,7 +157,9 @@ public final class PostgresConnection {
                 case (.rows, .commandComplete(let text)):
                     tag = text
                     phase = .done
-                case (.describe, .commandComplete(let text)) where !extended:
+                case (.describe, .commandComplete(let text)) where !extended,
+                     (.done, .commandComplete(let text)) where !extended:
+                    // A simple query of several statements completes each; the last one's tag stands.
                     tag = text
                     phase = .done
                 case (.rows, .emptyQueryResponse), (.describe, .emptyQueryResponse):

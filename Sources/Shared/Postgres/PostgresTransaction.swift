@@ -4,10 +4,15 @@ import Glibc
 
 extension PostgresConnection {
     /// `BEGIN ISOLATION LEVEL SERIALIZABLE`: the isolation is the transaction's own, so nothing
-    /// outlives it on the server connection pgbouncer lends.
-    public func begin() throws(PostgresError) {
+    /// outlives it on the server connection pgbouncer lends. `flushAtCommit: false` adds
+    /// `SET LOCAL synchronous_commit = off` in the same message (one round trip): its COMMIT
+    /// returns before the WAL reaches the disk, and the setting ends with the transaction.
+    public func begin(flushAtCommit: Bool = true) throws(PostgresError) {
         guard transactionStatus == .idle else { throw PostgresError(.misuse, "BEGIN inside a transaction") }
-        try simpleQuery("BEGIN ISOLATION LEVEL SERIALIZABLE")
+        try simpleQuery(
+            flushAtCommit
+                ? "BEGIN ISOLATION LEVEL SERIALIZABLE"
+                : "BEGIN ISOLATION LEVEL SERIALIZABLE; SET LOCAL synchronous_commit = off")
     }
 
     /// COMMIT. A transaction that a failed statement aborted is rolled back by it instead, with

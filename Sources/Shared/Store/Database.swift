@@ -29,7 +29,9 @@ public final class Database {
         /// The process being killed, and a power cut leaves the file intact, but the last commits
         /// before a power cut may be lost (`synchronous=NORMAL`: the WAL is synced by the next
         /// power-cut-safe commit or checkpoint). For commits whose loss costs a person one more
-        /// sign-in and nothing else. PostgreSQL commits as its server is set up to.
+        /// sign-in and nothing else. On PostgreSQL, `SET LOCAL synchronous_commit = off` in each
+        /// transaction: the commit returns before the server's WAL flush, and a crash of the
+        /// server may lose the last such commits, never a half of one.
         case crashSafe
     }
 
@@ -69,15 +71,17 @@ public final class Database {
     /// Connects to PostgreSQL (through the box's pgbouncer) and brings its schema to
     /// `schemaVersion` (`PostgresMigrations`): safe when several boxes do it at once, and a store
     /// from a newer version of the code is refused. `boxPath` is the stem of this box's files.
-    public init(postgres url: PostgresURL, boxPath: String, timeoutSeconds: Double = 10) throws(FrontdoorError) {
+    public init(
+        postgres url: PostgresURL, boxPath: String, timeoutSeconds: Double = 10, durability: Durability = .powerCutSafe
+    ) throws(FrontdoorError) {
         path = boxPath
-        engine = .postgres(try PostgresDatabase(url: url, timeoutSeconds: timeoutSeconds))
+        engine = .postgres(try PostgresDatabase(url: url, timeoutSeconds: timeoutSeconds, durability: durability))
     }
 
     /// The store the config names: `postgresUrl` when it is set, else the SQLite file.
     public convenience init(config: Config, durability: Durability = .powerCutSafe) throws(FrontdoorError) {
         if let store = config.postgresStore {
-            try self.init(postgres: store.url, boxPath: config.databasePath)
+            try self.init(postgres: store.url, boxPath: config.databasePath, durability: durability)
         } else {
             try self.init(path: config.databasePath, durability: durability)
         }
@@ -116,7 +120,7 @@ public final class Database {
     /// rolled back and the error rethrown. Transactions do not nest: calling this inside one
     /// throws. SQLite takes the write lock up front (`BEGIN IMMEDIATE`), so the body never meets a
     /// lock conflict halfway; PostgreSQL runs it SERIALIZABLE and, when the server aborts it for a
-    /// conflict, runs the whole body again (a few times, with a jittered pause between).
+    /// conflict, runs the whole body again (for up to a few seconds, with a short jittered pause between).
     @discardableResult
     public func transaction<T>(_ body: () throws(FrontdoorError) -> T) throws(FrontdoorError) -> T {
         switch engine {

@@ -9,17 +9,23 @@ import Glibc
 /// no temporary table, so any transaction may meet any server connection pgbouncer lends.
 final class PostgresDatabase {
     let connection: PostgresConnection
-    /// How many times a transaction (or a statement on its own) runs before a conflict is given
-    /// up on as 503. Many: sixteen sign-ins at once from one address all count on that address's
-    /// rate-limit row, and under SERIALIZABLE all but one of them lose each round (LoadTests on
-    /// PostgreSQL: 37 of 200 answered 503 with 4 attempts).
-    static let attempts = 12
+    /// A transaction (or a statement on its own) that the server aborts for a conflict runs again
+    /// until this much time has gone since its first attempt, then answers 503. A bound on time,
+    /// not on attempts: on a hot row (one address's rate-limit window) the losers of each round
+    /// wait on the winner's row lock and then retry, so sixteen at once need up to sixteen rounds
+    /// of a few milliseconds each (docs/scaling.md, "Contention").
+    static let retryBudgetMillis = 3_000.0
+    /// And never more attempts than this, whatever the clock says.
+    static let maxAttempts = 64
+    /// crashSafe: each transaction's COMMIT returns without waiting for the WAL flush.
+    let flushAtCommit: Bool
     private(set) var changedRows = 0
     /// Set when the server aborted the current attempt for a conflict (40001, 40P01): whatever
     /// the body made of that error, the attempt is over and may run again.
     private var conflicted = false
 
-    init(url: PostgresURL, timeoutSeconds: Double) throws(FrontdoorError) {
+    init(url: PostgresURL, timeoutSeconds: Double, durability: Database.Durability) throws(FrontdoorError) {
+        flushAtCommit = durability == .powerCutSafe
         do {
             connection = try PostgresConnection(url, timeoutSeconds: timeoutSeconds)
         } catch {
@@ -55,7 +61,15 @@ final class PostgresDatabase {
         guard expected == params.count else {
             throw .internal("postgres: bind: expected \(expected) parameters, got \(params.count)")
         }
+        // PostgreSQL's text cannot hold U+0000 (22021, a 500). The request fields refuse it
+        // (`requiredString`); this catches what else could carry one, as the same 400.
+        for case .text(let text) in params where text.utf8.contains(0) {
+            throw FrontdoorError(
+                .invalidRequest, "The request holds a character (U+0000) that cannot be stored.",
+                detail: "postgres: bind: a text parameter holds U+0000")
+        }
         let alone = connection.transactionStatus == .idle
+        let started = Clock.monotonicMillis()
         var attempt = 1
         while true {
             do {
@@ -63,7 +77,7 @@ final class PostgresDatabase {
             } catch {
                 if error.isRetryable {
                     conflicted = true
-                    if alone && attempt < Self.attempts {
+                    if alone && Self.mayRetry(attempt, since: started) {
                         pause(attempt)
                         attempt += 1
                         continue
@@ -74,18 +88,19 @@ final class PostgresDatabase {
         }
     }
 
-    /// `BEGIN ISOLATION LEVEL SERIALIZABLE`, the body, `COMMIT`; the whole of it again (up to
-    /// `attempts` times) after the server aborted it for a conflict, whether in a statement or at
-    /// the commit. Any other failure rolls back and is rethrown.
+    /// `BEGIN ISOLATION LEVEL SERIALIZABLE`, the body, `COMMIT`; the whole of it again (within
+    /// `retryBudgetMillis`) after the server aborted it for a conflict, whether in a statement or
+    /// at the commit. Any other failure rolls back and is rethrown.
     func transaction<T>(_ body: () throws(FrontdoorError) -> T) throws(FrontdoorError) -> T {
         guard connection.transactionStatus == .idle else {
             throw .internal("postgres: transaction: already inside a transaction")
         }
+        let started = Clock.monotonicMillis()
         var attempt = 1
         while true {
             conflicted = false
             do {
-                try connection.begin()
+                try connection.begin(flushAtCommit: flushAtCommit)
             } catch {
                 throw error.frontdoorError
             }
@@ -100,19 +115,27 @@ final class PostgresDatabase {
                 return value
             } catch {
                 if connection.transactionStatus != .idle { try? connection.rollback() }
-                guard conflicted, attempt < Self.attempts else { throw error }
+                guard conflicted, Self.mayRetry(attempt, since: started) else { throw error }
                 pause(attempt)
                 attempt += 1
             }
         }
     }
 
-    /// A few milliseconds that double with each attempt up to 160 ms, jittered over as much again
-    /// so rivals spread out rather than meet again: all twelve attempts stay within about 2.5 s.
+    /// Whether another attempt fits: within the attempts and the time budget, the pause included.
+    static func mayRetry(_ attempt: Int, since started: Double) -> Bool {
+        attempt < maxAttempts && Clock.monotonicMillis() - started + Double(pauseCeilingMicros(attempt)) / 1000
+            < retryBudgetMillis
+    }
+
+    /// The longest pause before attempt `attempt + 1`: 2 ms more each time up to 10 ms, plus the
+    /// jitter's 5 ms. Short: a loser has already waited for the winner's commit on the row lock.
+    static func pauseCeilingMicros(_ attempt: Int) -> Int { min(attempt, 5) * 2_000 + 5_000 }
+
+    /// A few milliseconds that grow with each attempt, jittered so two rivals do not meet again.
     private func pause(_ attempt: Int) {
-        let base = UInt32(5_000) << UInt32(min(attempt - 1, 5))
-        let jitter = (try? SecureRandom.uniform(below: base)) ?? base / 2
-        usleep(base + jitter)
+        let jitter = (try? SecureRandom.uniform(below: 5_000)) ?? 2_500
+        usleep(UInt32(min(attempt, 5) * 2_000) + jitter)
     }
 
     func close() {
