@@ -40,7 +40,7 @@ LOCALSTATEDIR ?= /var
 RUN_USER ?= www-data
 ENDPOINTS := signin-google signin-apple signin-email verify-email sign-out delete-account session account apple-notify google-risc signin-passkey passkey
 
-.PHONY: deps build release static-libstdcxx release-flags test run stop clean bench install fuzz fuzz-seeds sanitize load crash symbol-order \
+.PHONY: deps build release static-libstdcxx release-flags test test-postgres run stop clean bench install fuzz fuzz-seeds sanitize load crash symbol-order \
     wal-stress
 # Everything the tests' processes wrote, and the secrets the tests used: scanned after make test.
 LOG_DIR := $(VAR)/test-logs
@@ -99,28 +99,88 @@ static-libstdcxx:
 release-flags:
 	@echo $(RELEASE_FLAGS)
 
-# The PostgreSQL client's tests meet a throw-away PostgreSQL and pgbouncer (scripts/pg-stack),
-# started here and stopped on every exit; their logs join the scanned record.
+# Suites about the SQLite file itself, run on the SQLite pass only (the one list; make test's
+# PostgreSQL pass skips them, and so should a focused FRONTDOOR_TEST_STORE=postgres run). Why each:
+#   WALStressTests           writers and checkpoints SIGKILLed on one WAL file
+#   BackupTests, RestoreTests  the SQLite snapshot backup and the door a restore of it closes
+#                            (PostgreSQL's are its own: base backups and WAL archiving, docs/scaling.md)
+#   StoreOwnershipTests      the SQLite file's and its folder's owners and modes
+#   SecurityReviewTests/aDeletionAnswersWhileAReaderHoldsTheWAL…, …/aCheckpointReadersKeptFrom…
+#                            a deletion's WAL emptied for secure_delete, a checkpoint owed and paid
+#   SessionCheckTests/withinTheIntervalACheckWritesNothing   measured by the WAL file's size
+#   SessionCheckTests/aSessionWithoutItsAccountIs401   foreign keys off, as the sqlite3 shell has
+#                            them (PostgreSQL enforces them always: the row cannot exist)
+#   DeletionTests/everythingOfThePersonGoesAndLeavesNoTraceInTheFile   the SQLite file's bytes
+#   DeletionTests/theAuditKeyCanComeFromAFileTheConfigNames   the key made beside the SQLite file
+#                            when none is named (postgresUrl requires deletion.auditKeyFile)
+#   AppleRelayCleanupTests/theCachedAccessTokenIsSealedUnderTheServerKey   the file's bytes
+#   SelfCheckTests/aClosedDoorIsReportedAndTheStoreIsNotOpened   the door a restore of the file closes
+SQLITE_PASS_ONLY := WALStressTests BackupTests RestoreTests StoreOwnershipTests \
+    SecurityReviewTests/aDeletionAnswersWhileAReaderHoldsTheWALAndCheckpointsOnceItIsGone \
+    SecurityReviewTests/aCheckpointReadersKeptFromFinishingIsPaidByTheNextRequest \
+    SessionCheckTests/withinTheIntervalACheckWritesNothing SessionCheckTests/aSessionWithoutItsAccountIs401 \
+    DeletionTests/everythingOfThePersonGoesAndLeavesNoTraceInTheFile DeletionTests/theAuditKeyCanComeFromAFileTheConfigNames \
+    AppleRelayCleanupTests/theCachedAccessTokenIsSealedUnderTheServerKey \
+    SelfCheckTests/aClosedDoorIsReportedAndTheStoreIsNotOpened
+# Suites that choose PostgreSQL themselves, whichever pass runs them: run once, on the first pass.
+POSTGRES_ALWAYS := TwoBoxTests PostgresRestartTests CopyToPostgresTests
+# The PostgreSQL pass: the endpoint, concurrency and crash suites again, each test's store a
+# database of its own on the PostgreSQL that make test starts (Tests/EndpointTests/TestStore.swift).
+POSTGRES_PASS := EndpointTests
+POSTGRES_PASS_SKIPS := $(foreach suite,$(SQLITE_PASS_ONLY) $(POSTGRES_ALWAYS),--skip '\.$(suite)\b')
+# The PostgreSQL pass alone, against servers of its own: make test-postgres [FILTER=Suite].
+FILTER ?= $(POSTGRES_PASS)
+
+# Two passes: every suite on SQLite, then the endpoint suites on PostgreSQL (docs/testing.md). The
+# PostgreSQL and pgbouncer they meet (scripts/pg-stack) are started here and stopped on every exit;
+# their logs join the scanned record.
 test: build release
 	@mkdir -p $(VAR) && rm -rf $(LOG_DIR) && mkdir -p $(LOG_DIR)
 	@start=$$(date +%s); \
 	pg=$$(mktemp -d /tmp/frontdoor-pg-XXXXXX); \
 	trap 'scripts/pg-stack stop "$$pg" >/dev/null 2>&1; rm -rf "$$pg"' EXIT; \
 	FRONTDOOR_PG_FSYNC=off scripts/pg-stack start "$$pg" >/dev/null || exit 1; \
-	FRONTDOOR_BIN_DIR="$$($(SWIFT) build --show-bin-path)" FRONTDOOR_ROOT="$(CURDIR)" FRONTDOOR_LOG_DIR=$(LOG_DIR) \
+	bin="$$($(SWIFT) build --show-bin-path)"; \
+	FRONTDOOR_BIN_DIR="$$bin" FRONTDOOR_ROOT="$(CURDIR)" FRONTDOOR_LOG_DIR=$(LOG_DIR) \
 	    FRONTDOOR_PG_DIR="$$pg" $(SWIFT) test --skip-build 2>&1 | tee $(VAR)/test.log; status=$${PIPESTATUS[0]}; \
+	echo "make test: SQLite pass $$(( $$(date +%s) - start )) s"; pass=$$(date +%s); \
+	FRONTDOOR_TEST_STORE=postgres FRONTDOOR_BIN_DIR="$$bin" FRONTDOOR_ROOT="$(CURDIR)" FRONTDOOR_LOG_DIR=$(LOG_DIR) \
+	    FRONTDOOR_PG_DIR="$$pg" $(SWIFT) test --skip-build --filter '$(POSTGRES_PASS)' \
+	    $(POSTGRES_PASS_SKIPS) 2>&1 | tee $(VAR)/test-postgres.log; \
+	[ $${PIPESTATUS[0]} = 0 ] || status=1; \
+	echo "make test: PostgreSQL pass $$(( $$(date +%s) - pass )) s"; \
 	cat "$$pg/postgres.log" "$$pg/pgbouncer.log" >>$(LOG_DIR)/stderr.log 2>/dev/null; \
 	scripts/check-logs $(LOG_DIR) || status=1; \
 	tests/release-test.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)" || status=1; \
 	tests/install-test.sh || status=1; \
 	echo "make test: $$(( $$(date +%s) - start )) s of tests"; exit $$status
 
+# make test's PostgreSQL pass alone (FILTER narrows it: make test-postgres FILTER=CrashSafetyTests).
+test-postgres: build
+	@mkdir -p $(LOG_DIR); pg=$$(mktemp -d /tmp/frontdoor-pg-XXXXXX); \
+	trap 'scripts/pg-stack stop "$$pg" >/dev/null 2>&1; rm -rf "$$pg"' EXIT; \
+	FRONTDOOR_PG_FSYNC=off scripts/pg-stack start "$$pg" >/dev/null || exit 1; \
+	FRONTDOOR_TEST_STORE=postgres FRONTDOOR_BIN_DIR="$$($(SWIFT) build --show-bin-path)" FRONTDOOR_ROOT="$(CURDIR)" \
+	    FRONTDOOR_LOG_DIR=$(LOG_DIR) FRONTDOOR_PG_DIR="$$pg" $(SWIFT) test --skip-build --filter '$(FILTER)' $(POSTGRES_PASS_SKIPS)
+
 # The development stack: a loopback identity provider on DEV_PORT, nginx + fcgiwrap on PORT.
+# STORE=postgres: the store on a local PostgreSQL and pgbouncer under var/pg (scripts/pg-stack),
+# reached through pgbouncer as the stack's user; it prints how to point a second stack at it.
+STORE ?= sqlite
+PG_VAR := $(VAR)/pg
 run: release stop
 	@mkdir -p $(VAR)
 	@bin="$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"; \
+	store=""; \
+	if [ "$(STORE)" = postgres ]; then \
+	    user=$$(id -un); if [ "$$(id -u)" = 0 ]; then \
+	        user=$${FRONTDOOR_STACK_USER:-$$(id -u www-data >/dev/null 2>&1 && echo www-data || echo nobody)}; fi; \
+	    FRONTDOOR_PG_PEERS="$$user" scripts/pg-stack start $(PG_VAR) >/dev/null || exit 1; \
+	    [ -s $(VAR)/audit-key ] || (umask 077; head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >$(VAR)/audit-key); \
+	    store="--postgres-url postgresql://$$user@/frontdoor?host=$(PG_VAR)&port=6432 --ledger $(VAR)/deletions.ledger --audit-key $(VAR)/audit-key"; \
+	elif [ "$(STORE)" != sqlite ]; then echo "run: STORE is sqlite or postgres" >&2; exit 2; fi; \
 	"$$bin/frontdoor-dev" config --database $(VAR)/frontdoor.sqlite3 --provider http://127.0.0.1:$(DEV_PORT) \
-	    --events-secret $(VAR)/events-secret --site http://127.0.0.1:$(PORT) > $(VAR)/config.json && chmod 600 $(VAR)/config.json && \
+	    --events-secret $(VAR)/events-secret --site http://127.0.0.1:$(PORT) $$store > $(VAR)/config.json && chmod 600 $(VAR)/config.json && \
 	mkdir -p $(VAR)/well-known && \
 	"$$bin/frontdoor-check" --print-association-files --config $(VAR)/config.json --out $(VAR)/well-known >/dev/null && \
 	( setsid "$$bin/frontdoor-dev" serve --port $(DEV_PORT) --events-secret $(VAR)/events-secret \
@@ -128,12 +188,23 @@ run: release stop
 	  echo $$! > $(VAR)/dev-provider.pid ) && \
 	for _ in $$(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/$(DEV_PORT)) 2>/dev/null && break; sleep 0.05; done && \
 	scripts/dev-stack start $(VAR) $(PORT) "$$bin" $(VAR)/config.json && \
-	"$$bin/frontdoor-dev" usage --port $(PORT) --provider http://127.0.0.1:$(DEV_PORT)
+	"$$bin/frontdoor-dev" usage --port $(PORT) --provider http://127.0.0.1:$(DEV_PORT) && \
+	if [ "$(STORE)" = postgres ]; then \
+	    echo; echo "The store is PostgreSQL 15 behind pgbouncer in $(PG_VAR) (make stop stops them; the data stays)."; \
+	    echo "A second stack (a second box) on the same store: its own folder, port and pgbouncer, the same audit key:"; \
+	    echo "  mkdir -p /tmp/box-b/pgbouncer && FRONTDOOR_PG_PEERS=$$user scripts/pg-stack bouncer /tmp/box-b/pgbouncer $(PG_VAR)"; \
+	    echo "  sed -e 's#host=$(PG_VAR)#host=/tmp/box-b/pgbouncer#' -e 's#$(VAR)/deletions.ledger#/tmp/box-b/deletions.ledger#' \\"; \
+	    echo "      $(VAR)/config.json >/tmp/box-b/config.json"; \
+	    echo "  scripts/dev-stack start /tmp/box-b 8090 $$bin /tmp/box-b/config.json"; \
+	    echo "  curl -H \"Authorization: Bearer <a session from :$(PORT)>\" http://127.0.0.1:8090/auth/session   # the same person"; \
+	    echo "Stop it with scripts/dev-stack stop /tmp/box-b and scripts/pg-stack stop /tmp/box-b/pgbouncer."; \
+	fi
 
 stop:
 	@scripts/dev-stack stop $(VAR)
 	@if [ -f $(VAR)/dev-provider.pid ]; then kill $$(cat $(VAR)/dev-provider.pid) 2>/dev/null || true; \
 	    rm -f $(VAR)/dev-provider.pid; fi
+	@if [ -d $(PG_VAR) ]; then scripts/pg-stack stop $(PG_VAR); fi
 
 # Copies the release binaries, the nginx files, the fcgiwrap drop-in and the checks' own fcgiwrap
 # units, an example config and the data folder into place (under DESTDIR when staging), makes

@@ -142,11 +142,20 @@ public enum DevProvider {
     /// made if missing).
     /// `siteURL`: where the stack serves the association files (`passkeys.siteUrl`, for
     /// `frontdoor-check`); the phone at `/phone/*` plays its iOS and Android apps.
+    /// `postgres`: the store on PostgreSQL instead of the SQLite file (`make run STORE=postgres`),
+    /// with the box's ledger and the audit key every box shares.
     public static func config(
         databasePath: String, providerURL: String, smtpPort: Int = smtpPort, eventsSecretFile: String? = nil,
-        siteURL: String? = nil
+        siteURL: String? = nil, postgres: (url: String, ledgerFile: String, auditKeyFile: String)? = nil
     ) throws -> JSONValue {
         var members = try baseConfig(databasePath: databasePath, providerURL: providerURL, smtpPort: smtpPort)
+        if let postgres {
+            members.removeAll { $0.0 == "databasePath" }
+            members.insert(("postgresUrl", .string(postgres.url)), at: 0)
+            members.append(("deletion", .object([
+                ("ledgerFile", .string(postgres.ledgerFile)), ("auditKeyFile", .string(postgres.auditKeyFile)),
+            ])))
+        }
         var passkeys: [(String, JSONValue)] = [
             ("rpId", .string(passkeyRpId)), ("rpName", "frontdoor (development)"),
             ("androidApps", .array([.object([

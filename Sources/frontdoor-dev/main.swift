@@ -29,13 +29,22 @@ case "serve":
     }
 case "config":
     guard let database = option("--database", in: arguments), let provider = option("--provider", in: arguments) else {
-        fail("usage: frontdoor-dev config --database PATH --provider URL [--smtp-port N] [--events-secret FILE] [--site URL]")
+        fail("usage: frontdoor-dev config --database PATH --provider URL [--smtp-port N] [--events-secret FILE] [--site URL]"
+            + " [--postgres-url URL --ledger FILE --audit-key FILE]")
+    }
+    var postgres: (url: String, ledgerFile: String, auditKeyFile: String)? = nil
+    if let url = option("--postgres-url", in: arguments) {
+        guard let ledger = option("--ledger", in: arguments), let auditKey = option("--audit-key", in: arguments) else {
+            fail("config: --postgres-url needs --ledger FILE and --audit-key FILE")
+        }
+        postgres = (url, ledger, auditKey)
     }
     do {
         let config = try DevProvider.config(
             databasePath: database, providerURL: provider,
             smtpPort: option("--smtp-port", in: arguments).flatMap(Int.init) ?? DevProvider.smtpPort,
-            eventsSecretFile: option("--events-secret", in: arguments), siteURL: option("--site", in: arguments))
+            eventsSecretFile: option("--events-secret", in: arguments), siteURL: option("--site", in: arguments),
+            postgres: postgres)
         print(config.serialized)
     } catch {
         fail("config: \(error)")

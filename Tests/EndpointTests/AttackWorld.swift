@@ -119,8 +119,7 @@ final class TokenEndpoint: @unchecked Sendable {
     /// Row counts of every table but `key_sets` (the issuers' public keys, a cache).
     func rowCounts() throws -> [String: Int64] {
         let db = try h.database()
-        let names = try db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-            .compactMap { $0.text(0) }
+        let names = try TestStore.tableNames(db)
         var counts: [String: Int64] = [:]
         for name in names where name != "key_sets" && name != "ephemeral" { counts[name] = try h.count(name) }
         for kind in Ephemeral.Kind.allCases { counts[kind.name] = try h.count(kind) }

@@ -139,7 +139,7 @@ import Testing
             #expect(answer.status == (made == 1 ? 200 : 401), "\(email): \(answer.rawBody)")
         }
         let doubled = try db.query(
-            "SELECT count(*) FROM (SELECT provider, subject FROM identities GROUP BY 1, 2 HAVING count(*) > 1)")
+            "SELECT count(*) FROM (SELECT provider, subject FROM identities GROUP BY 1, 2 HAVING count(*) > 1) AS twice")
         #expect(doubled.first?.int(0) == 0)
         #expect(try StoreInvariants.violations(db) == [])
     }

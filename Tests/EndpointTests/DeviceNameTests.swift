@@ -15,7 +15,7 @@ import Testing
     /// Everything the store holds, as text: "nothing changed" is this staying the same.
     static func snapshot(_ h: Harness) throws -> [String] {
         let db = try h.database()
-        let tables = try db.query("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").compactMap { $0.text(0) }
+        let tables = try TestStore.tableNames(db)
         var out: [String] = []
         for table in tables where table != "key_sets" {
             out += try db.query("SELECT * FROM \(table) ORDER BY 1, 2").map { row in

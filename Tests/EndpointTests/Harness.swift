@@ -6,13 +6,24 @@ import Shared
 import Testing
 
 /// One test's world: a temporary folder, a fake Google and an SMTP sink on loopback, a config naming
-/// them, and the built CGI programs run as real processes.
+/// them, and the built CGI programs run as real processes. The store is an SQLite file in the
+/// folder, or on the PostgreSQL pass (`TestStore`) a database of the test's own.
 final class Harness: @unchecked Sendable {
     let dir: String
     let google: FakeGoogle
     let smtp: SMTPSink
+    /// The test's PostgreSQL database on the PostgreSQL pass, else nil.
+    let postgres: TestPostgresDatabase?
+    /// A second box's own pgbouncer; nil: the shared pair's.
+    let bouncer: PostgresServers.Pair?
+    /// The second box of a two-box test shares the first's fakes, and leaves them running.
+    private let ownsFakes: Bool
     var configPath: String { dir + "/config.json" }
-    var databasePath: String { dir + "/frontdoor.sqlite3" }
+    /// The SQLite file; on PostgreSQL the stem of the box's own files (the events hint, the door's
+    /// lock), `frontdoor-box` beside the ledger, as `Config` makes it.
+    var databasePath: String { dir + (postgres == nil ? "/frontdoor.sqlite3" : "/" + Config.boxFilesStem) }
+    /// The deletion ledger: the default beside the SQLite file, named in the config on PostgreSQL.
+    var ledgerPath: String { dir + "/deletions.ledger" }
 
     /// Where the built executables are: `FRONTDOOR_BIN_DIR` (set by `make test`), else beside the test bundle.
     static let binDir: String = {
@@ -23,24 +34,61 @@ final class Harness: @unchecked Sendable {
         return String(exe[..<(exe.lastIndex(of: "/") ?? exe.endIndex)])
     }()
 
-    init(keys: [SigningKey]? = nil, config extra: [(String, JSONValue)] = []) throws {
-        var template = Array("/tmp/frontdoor-test-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw HarnessError("mkdtemp failed") }
-        dir = String(cString: made)
+    /// `postgres`: the store on PostgreSQL whichever pass runs (the two-box and restart tests), on
+    /// `pair` (a test's own servers) or the shared ones.
+    init(
+        keys: [SigningKey]? = nil, config extra: [(String, JSONValue)] = [], postgres: Bool = TestStore.isPostgres,
+        pair: PostgresServers.Pair? = nil
+    ) throws {
+        dir = try Harness.makeFolder()
+        self.postgres = postgres || pair != nil ? try TestPostgresDatabase(pair: pair) : nil
+        bouncer = nil
+        ownsFakes = true
         google = try FakeGoogle(keys: keys ?? [try TestKeys.rsa()])
         smtp = try SMTPSink()
+        if self.postgres != nil { try writeText(auditKeyPath, Hex.encode(try SecureRandom.bytes(32)) + "\n") }
         try writeConfig(extra)
     }
 
+    /// Another box of `first`'s: a folder of its own (its ledger, key cache, events hint), the same
+    /// PostgreSQL database reached through `bouncer` (that box's own pgbouncer), the same fakes,
+    /// and the same config otherwise: the audit key and the events secret every box holds alike.
+    init(secondBoxOf first: Harness, through bouncer: PostgresServers.Pair) throws {
+        guard let postgres = first.postgres else { throw HarnessError("a second box needs the PostgreSQL store") }
+        dir = try Harness.makeFolder()
+        self.postgres = postgres
+        self.bouncer = bouncer
+        ownsFakes = false
+        google = first.google
+        smtp = first.smtp
+        let firstConfig = try JSONParser.parse(FileIO.readFile(first.configPath) ?? [])
+        guard case .object(var members) = firstConfig else { throw HarnessError("\(first.configPath) is no object") }
+        members.removeAll { $0.0 == "postgresUrl" }
+        members.append(("postgresUrl", .string(postgres.url(through: bouncer).description)))
+        if let index = members.firstIndex(where: { $0.0 == "deletion" }), case .object(var section) = members[index].1 {
+            section.removeAll { $0.0 == "ledgerFile" }
+            section.append(("ledgerFile", .string(ledgerPath)))
+            members[index].1 = .object(section)
+        }
+        try writeText(configPath, JSONValue.object(members).serialized)
+    }
+
     deinit {
-        google.server.stop()
-        smtp.stop()
+        if ownsFakes {
+            google.server.stop()
+            smtp.stop()
+        }
         _ = ChildProcess.removeTree(dir)
     }
 
+    private static func makeFolder() throws -> String {
+        var template = Array("/tmp/frontdoor-test-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw HarnessError("mkdtemp failed") }
+        return String(cString: made)
+    }
+
     func writeConfig(_ extra: [(String, JSONValue)] = []) throws {
-        var members: [(String, JSONValue)] = [
-            ("databasePath", .string(databasePath)),
+        var members: [(String, JSONValue)] = storeMembers() + [
             ("development", true),
             ("google", .object([
                 ("clientIds", .array([.string(FakeGoogle.clientId), "second-app.apps.googleusercontent.com"])),
@@ -54,9 +102,33 @@ final class Harness: @unchecked Sendable {
         ]
         for (name, value) in extra {
             members.removeAll { $0.0 == name }
-            if !value.isNull { members.append((name, value)) }
+            if !value.isNull { members.append((name, withLedger(name, value))) }
         }
         try writeText(configPath, JSONValue.object(members).serialized)
+    }
+
+    /// Where the audit key is: made beside the SQLite file on first use; on PostgreSQL a file the
+    /// config names, as every box holds the same one (`Harness.init` writes it).
+    var auditKeyPath: String { dir + "/audit-key" }
+
+    /// The store's keys: `databasePath`, or on PostgreSQL `postgresUrl`, the box's ledger file and
+    /// the shared audit key.
+    func storeMembers() -> [(String, JSONValue)] {
+        guard let postgres else { return [("databasePath", .string(databasePath))] }
+        return [
+            ("postgresUrl", .string(postgres.url(through: bouncer).description)),
+            ("deletion", .object([("ledgerFile", .string(ledgerPath)), ("auditKeyFile", .string(auditKeyPath))])),
+        ]
+    }
+
+    /// A test's own `deletion` section keeps the ledger file and audit key PostgreSQL requires.
+    private func withLedger(_ name: String, _ value: JSONValue) -> JSONValue {
+        guard postgres != nil, name == "deletion", case .object(var section) = value else { return value }
+        for (key, path) in [("ledgerFile", ledgerPath), ("auditKeyFile", auditKeyPath)]
+        where !section.contains(where: { $0.0 == key }) {
+            section.append((key, .string(path)))
+        }
+        return .object(section)
     }
 
     func writeText(_ path: String, _ text: String) throws {
@@ -139,7 +211,11 @@ final class Harness: @unchecked Sendable {
         try run("verify-email", json: JSONValue.object(members).serialized, authorization: authorization)
     }
 
-    func database() throws -> Database { try Database(path: databasePath) }
+    /// The store the programs use, whichever engine it is.
+    func database() throws -> Database {
+        guard let postgres else { return try Database(path: databasePath) }
+        return try Database(postgres: postgres.url(through: bouncer), boxPath: databasePath)
+    }
 
     /// A table's rows, or a kind's when `table` is the name of the table the kind was.
     func count(_ table: String) throws -> Int64 {

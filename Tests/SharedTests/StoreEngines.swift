@@ -1,3 +1,4 @@
+import DevSupport
 import Testing
 @testable import Shared
 

@@ -19,6 +19,8 @@ public enum Admin {
           restore <snapshot>              closes the door, puts the snapshot back, re-applies the
                                           deletion ledger, opens the door
           reapply-deletions <ledger>...   re-applies ledgers to a store put back by other means
+          copy-to-postgres <sqlite file>  copies a one-box SQLite store into the config's empty
+                                          PostgreSQL store (postgresUrl), in one transaction
           stats                           counts of accounts, sessions, waiting events, relay users
           risc register [--url URL]       registers the Cross-Account Protection stream with Google
                                           (google.risc.serviceAccountFile; URL: https://<host>/auth/google-risc)
@@ -42,6 +44,8 @@ public enum Admin {
         ("unlink", Command(operands: 2, writes: true)), ("backup", Command(operands: 1, writes: false)),
         ("restore", Command(operands: 1, writes: false)), ("reapply-deletions", Command(operands: nil, writes: false)),
         ("stats", Command(operands: 0, writes: false)), ("risc", Command(operands: nil, writes: false)),
+        // Not under the writers' ceiling: a big store takes longer than a request may; one transaction all the same.
+        ("copy-to-postgres", Command(operands: 1, writes: false)),
     ]
 
     static let accountCommands = ["export", "disable", "enable", "sign-out", "delete", "unlink"]
@@ -125,6 +129,10 @@ public enum Admin {
                 ("deletionsReapplied", .number(Double(outcome.reapplied))), ("ledgerLines", .number(Double(outcome.lines))),
                 ("unreadableLines", .number(Double(outcome.unreadable))),
             ])
+        case "copy-to-postgres":
+            let output = try CopyToPostgres.run(source: first, session: session)
+            count = output["rows"]?.int64Value.map { Int($0) }
+            return output
         case "stats": return try AdminStats.run(session: session)
         case "risc": return try RISCAdmin.run(operands, session: session)
         default: throw AdminError(.usage, "Unknown command \(name).")

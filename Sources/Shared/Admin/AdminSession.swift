@@ -22,6 +22,7 @@ final class AdminSession {
     /// The context the shared code's work takes (a deletion's work after its commit): no request.
     func requestContext() throws -> RequestContext {
         if let context { return context }
+        // On PostgreSQL there is no file to find: the store is reached through the box's pgbouncer.
         guard config.usesPostgres || Files.exists(config.databasePath) else {
             throw AdminError(.notFound, "There is no store at \(config.databasePath).")
         }
