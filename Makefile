@@ -38,7 +38,7 @@ PREFIX ?= /usr/local
 SYSCONFDIR ?= /etc
 LOCALSTATEDIR ?= /var
 RUN_USER ?= www-data
-ENDPOINTS := signin-google signin-apple signin-email verify-email sign-out delete-account session account apple-notify google-risc
+ENDPOINTS := signin-google signin-apple signin-email verify-email sign-out delete-account session account apple-notify google-risc signin-passkey passkey
 
 .PHONY: deps build release static-libstdcxx release-flags test test-postgres run stop clean bench install fuzz fuzz-seeds sanitize load crash symbol-order \
     wal-stress
@@ -121,7 +121,7 @@ SQLITE_PASS_ONLY := WALStressTests BackupTests RestoreTests StoreOwnershipTests 
     DeletionTests/everythingOfThePersonGoesAndLeavesNoTraceInTheFile DeletionTests/theAuditKeyCanComeFromAFileTheConfigNames \
     AppleRelayCleanupTests/theCachedAccessTokenIsSealedUnderTheServerKey
 # Suites that choose PostgreSQL themselves, whichever pass runs them: run once, on the first pass.
-POSTGRES_ALWAYS := TwoBoxTests PostgresRestartTests
+POSTGRES_ALWAYS := TwoBoxTests PostgresRestartTests CopyToPostgresTests
 # The PostgreSQL pass: the endpoint, concurrency and crash suites again, each test's store a
 # database of its own on the PostgreSQL that make test starts (Tests/EndpointTests/TestStore.swift).
 POSTGRES_PASS := EndpointTests

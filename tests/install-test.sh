@@ -43,6 +43,8 @@ expect usr/local/libexec/frontdoor/session 755 root:root
 expect usr/local/libexec/frontdoor/account 755 root:root
 expect usr/local/libexec/frontdoor/apple-notify 755 root:root
 expect usr/local/libexec/frontdoor/google-risc 755 root:root
+expect usr/local/libexec/frontdoor/signin-passkey 755 root:root
+expect usr/local/libexec/frontdoor/passkey 755 root:root
 expect usr/local/sbin/frontdoor-check 755 root:root
 expect usr/local/sbin/frontdoor-admin 755 root:root
 expect etc/nginx/sites-available/frontdoor 644 root:root
@@ -159,6 +161,13 @@ ticket=$(post_json verify-email '{"action":"verify_own_email"}' -H "Authorizatio
 sent=$(post_json verify-email "{\"action\":\"send_code\",\"ticket\":\"$ticket\"}")
 check "send_code mails through the installed binary: $sent" "printf '%s' '$sent' | grep -q '\"sent\":true'"
 check "the mail reached the sink" "curl -s 'http://127.0.0.1:$dev_port/mail/last' | grep -q '^To: <install.mail@example.org>'"
+# The passkey endpoints are routed to their programs: a ceremony, or (no passkeys section) their own 404.
+passkey=$(post_json signin-passkey '{"action":"begin"}')
+check "signin-passkey is routed to its program: $passkey" \
+    "printf '%s' '$passkey' | grep -q -e '\"ceremonyId\"' -e 'Passkeys are not offered here.'"
+passkey=$(post_json passkey '{"action":"list"}' -H "Authorization: Bearer $session")
+check "passkey is routed to its program: $passkey" \
+    "printf '%s' '$passkey' | grep -q -e '\"passkeys\"' -e 'Passkeys are not offered here.'"
 # The person a provider event signs out below (signed in before the burst uses up the limit).
 risc_token=$(curl -s "http://127.0.0.1:$dev_port/google/token?sub=install-risc&email=install.risc@gmail.com")
 risc_bearer=$(curl -s -X POST "$url/auth/signin-google" -H 'Content-Type: application/json' -d "{\"idToken\":\"$risc_token\"}" |

@@ -16,7 +16,7 @@ enum StoreInvariants {
         }
         // Tables that belong to an account (an email ticket's account is NULL for a reset of an
         // address nobody has).
-        for table in ["identities", "sessions", "tickets", "email_tickets"] {
+        for table in ["identities", "sessions", "tickets", "email_tickets", "passkeys"] {
             let orphans = try db.query(
                 "SELECT count(*) FROM \(table) WHERE account_id NOT IN (SELECT id FROM accounts)").first?.int(0)
             if orphans != 0 { found.append("\(table): \(orphans ?? -1) rows without their account") }
@@ -47,8 +47,14 @@ enum StoreInvariants {
         let halfMade = try db.query("""
             SELECT count(*) FROM accounts a
             WHERE NOT EXISTS (SELECT 1 FROM identities i WHERE i.account_id = a.id) AND a.password_hash IS NULL
+              AND NOT EXISTS (SELECT 1 FROM passkeys p WHERE p.account_id = a.id)
             """).first?.int(0)
-        if halfMade != 0 { found.append("accounts: \(halfMade ?? -1) with neither an identity nor a password") }
+        if halfMade != 0 { found.append("accounts: \(halfMade ?? -1) with neither an identity, a password nor a passkey") }
+        // A passkey's account has the user handle its sign-ins are checked against.
+        let handleless = try db.query("""
+            SELECT count(*) FROM passkeys p JOIN accounts a ON a.id = p.account_id WHERE a.passkey_handle IS NULL
+            """).first?.int(0)
+        if handleless != 0 { found.append("passkeys: \(handleless ?? -1) of accounts without a user handle") }
         // A session is used (renewed) no earlier than its sign-in, expires after it, and has its
         // public id (the unique index keeps ids apart).
         let oddSessions = try db.query("""

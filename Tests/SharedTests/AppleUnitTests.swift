@@ -15,9 +15,8 @@ import Testing
         }
     }
 
-    @Test func aNonceIsClaimedOnceReleasedAndPrunedInBatches() throws {
-        try withStoreDirectory { dir in
-            let db = try Database(path: dir.databasePath)
+    @Test(arguments: StoreEngine.allCases) func aNonceIsClaimedOnceReleasedAndPrunedInBatches(_ engine: StoreEngine) throws {
+        try withStore(engine) { db, _ throws in
             let hash = SHA256.hash(Array("raw".utf8))
             #expect(try Nonces.claim(hash: hash, until: 100, db: db))
             #expect(try !Nonces.claim(hash: hash, until: 100, db: db))

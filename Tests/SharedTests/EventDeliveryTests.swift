@@ -33,12 +33,20 @@ final class ScriptedEventClient: HTTPClient {
 /// A store, a config with `events`, and a clock the test moves.
 final class EventTestWorld {
     static let secret = "frontdoor-events-unit-test-secret-0123456789"
-    let dir = StoreTempDirectory()
+    let store: TestStore
+    var dir: StoreTempDirectory { store.dir }
+    /// The SQLite file, or the stem of the box's files on PostgreSQL (where the hint lives).
+    var path: String { store.path }
     let config: Config
     let db: Database
     var clock: UnixTime = 1_800_000_000
 
-    init(events: String = #"{"retryAfterSeconds": 60, "retryMaxSeconds": 3600}"#, configured: Bool = true) throws {
+    init(
+        _ engine: StoreEngine = .sqlite, events: String = #"{"retryAfterSeconds": 60, "retryMaxSeconds": 3600}"#,
+        configured: Bool = true
+    ) throws {
+        store = try TestStore(engine)
+        let dir = store.dir
         let secretPath = dir.path + "/events-secret"
         let fd = open(secretPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         FileIO.writeAll(fd, Array((Self.secret + "\n").utf8))
@@ -46,9 +54,17 @@ final class EventTestWorld {
         var section = try JSONParser.parse(Array(events.utf8)).objectValue ?? []
         section += [("url", "https://receiver.example/events"), ("secretFile", .string(secretPath))]
         var top: [(String, JSONValue)] = [("databasePath", .string(dir.databasePath))]
+        if let url = store.url, case .unixSocket(let socketDir, let port) = url.address {
+            top = [
+                ("postgresUrl", .string("postgresql://\(url.user)@/\(url.database)?host=\(socketDir)&port=\(port)")),
+                ("deletion", .object([
+                    ("ledgerFile", .string(dir.path + "/deletions.ledger")), ("auditKeyFile", .string(secretPath)),
+                ])),
+            ]
+        }
         if configured { top.append(("events", .object(section))) }
         config = try Config.parse(Array(JSONValue.object(top).serialized.utf8))
-        db = try Database(path: dir.databasePath)
+        db = try store.open()
     }
 
     func account(_ id: String, providers: [String] = ["google"], verified: Bool = true) throws {
@@ -71,7 +87,7 @@ final class EventTestWorld {
 
     func delivery(_ client: HTTPClient, remaining: Double? = nil, db other: Database? = nil) throws -> EventDelivery {
         try EventDelivery(
-            settings: try #require(config.events), db: other ?? db, databasePath: dir.databasePath,
+            settings: try #require(config.events), db: other ?? db, databasePath: path,
             now: { [unowned self] in clock }, remainingSeconds: { remaining }, makeClient: { _ in client })
     }
 
@@ -89,12 +105,12 @@ final class EventTestWorld {
     }
 
     /// The hint's time; nil when it says nothing waits.
-    var hint: UnixTime? { EventHint.time(databasePath: dir.databasePath).flatMap { $0 == EventHint.never ? nil : $0 } }
+    var hint: UnixTime? { EventHint.time(databasePath: path).flatMap { $0 == EventHint.never ? nil : $0 } }
 }
 
 @Suite struct EventDeliveryTests {
-    @Test func nothingIsWrittenWithoutEventsConfigured() throws {
-        let w = try EventTestWorld(configured: false)
+    @Test(arguments: StoreEngine.allCases) func nothingIsWrittenWithoutEventsConfigured(_ engine: StoreEngine) throws {
+        let w = try EventTestWorld(engine, configured: false)
         try w.account("a")
         try w.record(.created, "a")
         try w.record(.deleting, "a")
@@ -102,8 +118,8 @@ final class EventTestWorld {
         #expect(w.hint == nil)
     }
 
-    @Test func eachChangeWritesItsEventsWithTheProvidersAfterIt() throws {
-        let w = try EventTestWorld()
+    @Test(arguments: StoreEngine.allCases) func eachChangeWritesItsEventsWithTheProvidersAfterIt(_ engine: StoreEngine) throws {
+        let w = try EventTestWorld(engine)
         try w.account("g", providers: ["google"])
         try w.record(.created, "g")
         try w.record(.verifyingEmail, "g")  // already verified: nothing
@@ -133,8 +149,8 @@ final class EventTestWorld {
         #expect(w.hint == w.clock + w.config.processLifetimeSeconds)
     }
 
-    @Test func oldestFirstStopAtTheFirstFailureAndAnAccountsOrderHolds() throws {
-        let w = try EventTestWorld()
+    @Test(arguments: StoreEngine.allCases) func oldestFirstStopAtTheFirstFailureAndAnAccountsOrderHolds(_ engine: StoreEngine) throws {
+        let w = try EventTestWorld(engine)
         try w.account("a")
         try w.account("b")
         try w.record(.created, "a")
@@ -176,8 +192,8 @@ final class EventTestWorld {
     /// Issue 19, item 7: an event the receiver refuses with a 4xx is that event's failure: it
     /// waits for its own retry, its account's later events behind it, and every other account's
     /// events go on, without the receiver being left alone.
-    @Test func aRefusedEventHoldsUpNoOtherAccountAndItsOwnLaterEventsWaitBehindIt() throws {
-        let w = try EventTestWorld()
+    @Test(arguments: StoreEngine.allCases) func aRefusedEventHoldsUpNoOtherAccountAndItsOwnLaterEventsWaitBehindIt(_ engine: StoreEngine) throws {
+        let w = try EventTestWorld(engine)
         for id in ["a", "b", "c"] { try w.account(id) }
         try w.record(.created, "a")
         try w.record(.created, "b")
@@ -206,8 +222,8 @@ final class EventTestWorld {
     /// A receiver that refuses everything (a wrong secret, a wrong path) is not asked about
     /// every waiting event in one run: after three refusals in a row it rests as after a failure.
     /// 408 and 429 are about the receiver, not the event.
-    @Test func refusalsInARowAnd408Or429RestTheReceiver() throws {
-        let w = try EventTestWorld()
+    @Test(arguments: StoreEngine.allCases) func refusalsInARowAnd408Or429RestTheReceiver(_ engine: StoreEngine) throws {
+        let w = try EventTestWorld(engine)
         for i in 0..<5 {
             try w.account("a\(i)")
             try w.record(.created, "a\(i)")
@@ -219,7 +235,7 @@ final class EventTestWorld {
         #expect(report.refused == 3 && report.failure == "HTTP 401, 3 events refused in a row")
         #expect(try EventLease.read(w.db).pausedUntil == w.clock + 60)
         for status in [408, 429] {
-            let fresh = try EventTestWorld()
+            let fresh = try EventTestWorld(engine)
             try fresh.account("a")
             try fresh.account("b")
             try fresh.record(.created, "a")
@@ -232,8 +248,8 @@ final class EventTestWorld {
         }
     }
 
-    @Test func eachAttemptIsSignedAfreshWithItsOwnTime() throws {
-        let w = try EventTestWorld()
+    @Test(arguments: StoreEngine.allCases) func eachAttemptIsSignedAfreshWithItsOwnTime(_ engine: StoreEngine) throws {
+        let w = try EventTestWorld(engine)
         try w.account("a")
         try w.record(.created, "a")
         let client = ScriptedEventClient()
@@ -268,8 +284,8 @@ final class EventTestWorld {
         }
     }
 
-    @Test func aRequestThatWroteNothingPicksUpABoundedNumber() throws {
-        let w = try EventTestWorld()
+    @Test(arguments: StoreEngine.allCases) func aRequestThatWroteNothingPicksUpABoundedNumber(_ engine: StoreEngine) throws {
+        let w = try EventTestWorld(engine)
         for i in 0..<8 {
             try w.account("a\(i)")
             try w.record(.created, "a\(i)")
@@ -282,13 +298,13 @@ final class EventTestWorld {
         #expect(try w.delivery(client).run(.writer).delivered == 3)
     }
 
-    @Test func oneProcessDeliversAtATimeAndAKilledOnesLeaseRunsOut() throws {
-        let w = try EventTestWorld()
+    @Test(arguments: StoreEngine.allCases) func oneProcessDeliversAtATimeAndAKilledOnesLeaseRunsOut(_ engine: StoreEngine) throws {
+        let w = try EventTestWorld(engine)
         try w.account("a")
         try w.account("b")
         try w.record(.created, "a")
         try w.record(.created, "b")
-        let other = try Database(path: w.dir.databasePath)
+        let other = try w.store.open()
         let client = ScriptedEventClient()
         var meanwhile: EventDelivery.Report?
         let secondClient = ScriptedEventClient()
@@ -309,12 +325,14 @@ final class EventTestWorld {
         #expect(try w.delivery(secondClient).run(.pickUp(limit: 5)).delivered == 1)
         // A holder whose process is gone (no such pid) holds nothing up.
         try w.record(.created, "b")
-        try w.db.run("UPDATE event_delivery SET owner = '999999999:00', lease_until = ?", [.integer(w.clock + 7)])
+        try w.db.run(
+            "UPDATE event_delivery SET owner = '999999999:00@' || ?, lease_until = ?",
+            [.text(EventLease.hostName), .integer(w.clock + 7)])
         #expect(try w.delivery(secondClient).run(.pickUp(limit: 5)).delivered == 1)
     }
 
-    @Test func frontdoorCheckDeliversWhileTheReceiverRests() throws {
-        let w = try EventTestWorld()
+    @Test(arguments: StoreEngine.allCases) func frontdoorCheckDeliversWhileTheReceiverRests(_ engine: StoreEngine) throws {
+        let w = try EventTestWorld(engine)
         try w.account("a")
         try w.account("b")
         try w.record(.created, "a")
@@ -329,8 +347,8 @@ final class EventTestWorld {
         #expect(try w.rows == ["a:account.created attempts=1 next=59"])
     }
 
-    @Test func anEventNotTakenWithinRetainSecondsIsDropped() throws {
-        let w = try EventTestWorld(events: #"{"retryAfterSeconds": 60, "retryMaxSeconds": 3600, "retainSeconds": 7200}"#)
+    @Test(arguments: StoreEngine.allCases) func anEventNotTakenWithinRetainSecondsIsDropped(_ engine: StoreEngine) throws {
+        let w = try EventTestWorld(engine, events: #"{"retryAfterSeconds": 60, "retryMaxSeconds": 3600, "retainSeconds": 7200}"#)
         try w.account("a")
         try w.record(.created, "a")
         let client = ScriptedEventClient()
@@ -344,8 +362,8 @@ final class EventTestWorld {
         #expect(try w.rows == [] && w.hint == nil)
     }
 
-    @Test func noAttemptStartsWithoutTimeToFinishIt() throws {
-        let w = try EventTestWorld()
+    @Test(arguments: StoreEngine.allCases) func noAttemptStartsWithoutTimeToFinishIt(_ engine: StoreEngine) throws {
+        let w = try EventTestWorld(engine)
         try w.account("a")
         try w.record(.created, "a")
         let client = ScriptedEventClient()
@@ -361,21 +379,22 @@ final class EventTestWorld {
 /// Issue 19, item 7: the hint is worked out after the delivery's write transactions, and a commit
 /// of another connection in between cannot leave it saying nothing waits.
 @Suite struct EventHintRefreshTests {
-    @Test func theHintIsWorkedOutWithoutTheWriteLock() throws {
-        let w = try EventTestWorld()
+    @Test(arguments: StoreEngine.allCases) func theHintIsWorkedOutWithoutTheWriteLock(_ engine: StoreEngine) throws {
+        let w = try EventTestWorld(engine)
         try w.account("a")
         try w.record(.created, "a")
-        EventHint.set(nil, databasePath: w.dir.databasePath)
-        // Another process holds the write lock throughout.
-        let holder = try Database(path: w.dir.databasePath)
-        try holder.run("BEGIN IMMEDIATE")
+        EventHint.set(nil, databasePath: w.path)
+        // Another process holds the write lock (on PostgreSQL, the lease row's lock) throughout.
+        let holder = try w.store.open()
+        try holder.run(engine == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN")
+        if engine == .postgres { try holder.run("UPDATE event_delivery SET owner = owner WHERE id = 1") }
         defer { _ = try? holder.run("ROLLBACK") }
         try w.delivery(ScriptedEventClient()).refreshHint()
         #expect(w.hint == w.clock)
     }
 
-    @Test func aCommitBetweenItsReadsAndItsWriteIsNotMissed() throws {
-        let w = try EventTestWorld()
+    @Test(arguments: StoreEngine.allCases) func aCommitBetweenItsReadsAndItsWriteIsNotMissed(_ engine: StoreEngine) throws {
+        let w = try EventTestWorld(engine)
         try w.account("a")
         try w.account("b")
         try w.record(.created, "a")
@@ -383,7 +402,7 @@ final class EventTestWorld {
         #expect(w.hint == nil)
         // The outbox is empty when the reads run; another process then writes b's event (lowering
         // the hint inside its transaction) and commits before the hint is set to "nothing waits".
-        let other = try Database(path: w.dir.databasePath)
+        let other = try w.store.open()
         let delivery = try w.delivery(ScriptedEventClient())
         var raced = false
         delivery.betweenHintReadAndWrite = { [unowned w] in
@@ -401,9 +420,9 @@ final class EventTestWorld {
 
 /// The hint answers by its time alone (what it costs: `make bench`, `frontdoor-dev hint-cost`).
 @Suite struct EventHintTests {
-    @Test func theHintSaysDueFromItsTimeOn() throws {
-        let w = try EventTestWorld()
-        let path = w.dir.databasePath
+    @Test(arguments: StoreEngine.allCases) func theHintSaysDueFromItsTimeOn(_ engine: StoreEngine) throws {
+        let w = try EventTestWorld(engine)
+        let path = w.path
         EventHint.set(w.clock + 60, databasePath: path)
         #expect(EventHint.isDue(databasePath: path, now: w.clock + 60))
         #expect(!EventHint.isDue(databasePath: path, now: w.clock + 59))

@@ -67,4 +67,39 @@ import Testing
             }
         }
     }
+
+    /// Issue 24: the passkeys' queries search the credential id or `passkeys_account`, the one
+    /// index the table adds, and the ceremony is taken by its key.
+    @Test func passkeyQueriesSearchAnIndex() throws {
+        try withStoreDirectory { dir in
+            let db = try Database(path: dir.databasePath)
+            try db.run("ANALYZE")
+            let a: SQLValue = .text("a")
+            let id: SQLValue = .blob([1])
+            let byAccount = "SEARCH passkeys USING INDEX passkeys_account (account_id=?)"
+            let byId = "SEARCH p USING PRIMARY KEY (credential_id=?)"
+            let cases: [(String, String, [SQLValue], [String])] = [
+                ("providers", PasskeyStore.providersSQL, [a, a],
+                 ["SEARCH identities USING INDEX identities_account (account_id=?)", byAccount]),
+                ("find", """
+                    SELECT p.account_id, p.public_key, p.sign_count, p.backup_eligible, p.backup_state, a.passkey_handle
+                    FROM passkeys p JOIN accounts a ON a.id = p.account_id WHERE p.credential_id = ?
+                    """, [id], [byId]),
+                ("list", "SELECT credential_id, name, created_at, last_used_at FROM passkeys WHERE account_id = ? ORDER BY created_at, credential_id",
+                 [a], [byAccount]),
+                ("delete", "DELETE FROM passkeys WHERE credential_id = ? AND account_id = ?", [id, a],
+                 ["SEARCH passkeys USING PRIMARY KEY (credential_id=?)"]),
+                ("take a ceremony", "DELETE FROM ephemeral WHERE kind = ? AND key = ? RETURNING number, since, value, note, expires_at",
+                 [.integer(8), id], ["SEARCH ephemeral USING PRIMARY KEY (kind=? AND key=?)"]),
+            ]
+            for (name, sql, params, expected) in cases {
+                let lines = try plan(db, sql, params)
+                for line in expected {
+                    let covering = line.replacing("USING INDEX", with: "USING COVERING INDEX")
+                    #expect(lines.contains(line) || lines.contains(covering), "\(name): \(lines)")
+                }
+                #expect(!lines.contains { $0.hasPrefix("SCAN") }, "\(name) scans: \(lines)")
+            }
+        }
+    }
 }

@@ -10,24 +10,22 @@ import Testing
         try db.query("SELECT count(*) FROM \(table)").first?.int(0)
     }
 
-    @Test func commits() throws {
-        try withStoreDirectory { dir in
-            let db = try Database(path: dir.databasePath)
+    @Test(arguments: StoreEngine.allCases) func commits(_ engine: StoreEngine) throws {
+        try withStore(engine) { db, store throws in
             let result = try db.transaction { () throws(FrontdoorError) -> String in
                 try db.run(Self.insertAccount, [.text("a1"), .text("one@example.com")])
                 try db.run(Self.insertIdentity, [.text("s1"), .text("a1")])
                 return "done"
             }
             #expect(result == "done")
-            let other = try Database(path: dir.databasePath)
+            let other = try store.open()
             #expect(try Self.count(other, "accounts") == 1)
             #expect(try Self.count(other, "identities") == 1)
         }
     }
 
-    @Test func throwingBodyRollsBack() throws {
-        try withStoreDirectory { dir in
-            let db = try Database(path: dir.databasePath)
+    @Test(arguments: StoreEngine.allCases) func throwingBodyRollsBack(_ engine: StoreEngine) throws {
+        try withStore(engine) { db, store throws in
             let error = #expect(throws: FrontdoorError.self) {
                 try db.transaction { () throws(FrontdoorError) in
                     try db.run(Self.insertAccount, [.text("a1"), .text("one@example.com")])
@@ -42,9 +40,8 @@ import Testing
         }
     }
 
-    @Test func uniqueViolationLeavesNothingHalfWritten() throws {
-        try withStoreDirectory { dir in
-            let db = try Database(path: dir.databasePath)
+    @Test(arguments: StoreEngine.allCases) func uniqueViolationLeavesNothingHalfWritten(_ engine: StoreEngine) throws {
+        try withStore(engine) { db, store throws in
             try db.run(Self.insertAccount, [.text("a1"), .text("taken@example.com")])
             #expect(throws: FrontdoorError.self) {
                 try db.transaction { () throws(FrontdoorError) in
@@ -58,23 +55,21 @@ import Testing
         }
     }
 
-    @Test func foreignKeyViolationLeavesNothingHalfWritten() throws {
-        try withStoreDirectory { dir in
-            let db = try Database(path: dir.databasePath)
+    @Test(arguments: StoreEngine.allCases) func foreignKeyViolationLeavesNothingHalfWritten(_ engine: StoreEngine) throws {
+        try withStore(engine) { db, store throws in
             let error = #expect(throws: FrontdoorError.self) {
                 try db.transaction { () throws(FrontdoorError) in
                     try db.run(Self.insertAccount, [.text("a1"), .null])
                     try db.run(Self.insertIdentity, [.text("s1"), .text("nobody")])
                 }
             }
-            #expect(error?.detail?.contains("FOREIGN KEY constraint failed") == true)
+            #expect(error?.detail?.contains(engine == .sqlite ? "FOREIGN KEY constraint failed" : "23503") == true)
             #expect(try Self.count(db, "accounts") == 0)
         }
     }
 
-    @Test func refusesNesting() throws {
-        try withStoreDirectory { dir in
-            let db = try Database(path: dir.databasePath)
+    @Test(arguments: StoreEngine.allCases) func refusesNesting(_ engine: StoreEngine) throws {
+        try withStore(engine) { db, store throws in
             #expect(throws: FrontdoorError.self) {
                 try db.transaction { () throws(FrontdoorError) in
                     try db.run(Self.insertAccount, [.text("a1"), .null])
@@ -87,9 +82,8 @@ import Testing
         }
     }
 
-    @Test func deletingAnAccountCascades() throws {
-        try withStoreDirectory { dir in
-            let db = try Database(path: dir.databasePath)
+    @Test(arguments: StoreEngine.allCases) func deletingAnAccountCascades(_ engine: StoreEngine) throws {
+        try withStore(engine) { db, store throws in
             for id in ["a1", "a2"] {
                 try db.run(Self.insertAccount, [.text(id), .null])
                 try db.run(Self.insertIdentity, [.text("sub-\(id)"), .text(id)])
@@ -118,6 +112,73 @@ import Testing
             }
             #expect(try Self.count(db, "identities") == 2)
             #expect(try Self.count(db, "sessions") == 2)
+        }
+    }
+
+    /// PostgreSQL: a transaction the server aborts for a conflict (here: a row another connection
+    /// changed and committed after this transaction's snapshot) runs again from its start, and the
+    /// second attempt sees the other's write.
+    @Test func aSerializationFailureRunsTheWholeBodyAgain() throws {
+        try withStore(.postgres) { db, store throws in
+            let other = try store.open()
+            try db.run(Self.insertAccount, [.text("a1"), .null])
+            var attempts = 0
+            let seen = try db.transaction { () throws(FrontdoorError) -> String? in
+                attempts += 1
+                let name = try db.query("SELECT name FROM accounts WHERE id = 'a1'").first?.text(0)
+                if attempts == 1 { try other.run("UPDATE accounts SET name = 'other' WHERE id = 'a1'") }
+                try db.run("UPDATE accounts SET name = ? WHERE id = 'a1'", [.text((name ?? "none") + "+mine")])
+                return name
+            }
+            #expect(attempts == 2)
+            #expect(seen == "other")
+            #expect(try other.query("SELECT name FROM accounts WHERE id = 'a1'").first?.text(0) == "other+mine")
+        }
+    }
+
+    /// A conflict at every attempt gives up after `PostgresDatabase.attempts` with 503, and
+    /// nothing of the body stays.
+    @Test func aConflictThatStaysIsUnavailable() throws {
+        try withStore(.postgres) { db, store throws in
+            let other = try store.open()
+            try db.run(Self.insertAccount, [.text("a1"), .null])
+            var attempts = 0
+            let error = #expect(throws: FrontdoorError.self) {
+                try db.transaction { () throws(FrontdoorError) in
+                    attempts += 1
+                    _ = try db.query("SELECT name FROM accounts WHERE id = 'a1'")
+                    try other.run("UPDATE accounts SET name = ? WHERE id = 'a1'", [.text("other \(attempts)")])
+                    try db.run(Self.insertIdentity, [.text("s\(attempts)"), .text("a1")])
+                    try db.run("UPDATE accounts SET name = 'mine' WHERE id = 'a1'")
+                }
+            }
+            #expect(attempts == PostgresDatabase.attempts)
+            #expect(error?.code == .upstreamUnavailable)
+            #expect(error?.detail?.contains("40001") == true)
+            #expect(try Self.count(db, "identities") == 0)
+            #expect(try db.query("SELECT name FROM accounts").first?.text(0) == "other \(attempts)")
+        }
+    }
+
+    /// A failed statement ends a PostgreSQL transaction where SQLite's goes on, so a body never
+    /// swallows a store error: whatever it does next, the transaction does not commit on either.
+    @Test(arguments: StoreEngine.allCases) func aSwallowedFailureStillFailsOnPostgres(_ engine: StoreEngine) throws {
+        try withStore(engine) { db, _ throws in
+            try db.run(Self.insertAccount, [.text("a1"), .text("taken@example.com")])
+            let outcome = Result { () throws(FrontdoorError) in
+                try db.transaction { () throws(FrontdoorError) in
+                    try db.run(Self.insertAccount, [.text("a2"), .null])
+                    _ = try? db.run(Self.insertAccount, [.text("a3"), .text("taken@example.com")])
+                }
+            }
+            switch engine {
+            case .sqlite:
+                #expect(throws: Never.self) { try outcome.get() }
+                #expect(try Self.count(db, "accounts") == 2)
+            case .postgres:
+                #expect(throws: FrontdoorError.self) { try outcome.get() }
+                #expect(try Self.count(db, "accounts") == 1)
+            }
         }
     }
 }

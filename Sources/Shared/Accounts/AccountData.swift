@@ -70,6 +70,7 @@ public enum AccountData {
             ("hasPassword", .bool(account.int(4) == 1)),
             ("providers", .array(providers)),
             ("sessions", .array(sessions)),
+            ("passkeys", try PasskeyStore.list(accountId, db: db)),
         ])
     }
 

@@ -29,9 +29,7 @@ public struct SessionBody: Sendable {
         let account = try db.query(Events.accountRowSQL, [.text(accountId)])
         guard let row = account.first else { throw .internal("account vanished inside its transaction") }
         guard row.int(2) == 0 else { throw .accountDisabled }
-        var providers = try db.query(
-            "SELECT DISTINCT provider FROM identities WHERE account_id = ? ORDER BY provider", [.text(accountId)]
-        ).compactMap { $0.text(0) }
+        var providers = try PasskeyStore.providers(accountId, db)
         if row.int(1) == 1 { providers.append("password") }
         return SessionBody(accountId: accountId, session: session, created: created, email: row.text(0), providers: providers)
     }

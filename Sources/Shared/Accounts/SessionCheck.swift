@@ -96,9 +96,7 @@ struct LiveSession {
         let accounts = try db.query(
             "SELECT email, email_verified, password_hash IS NOT NULL FROM accounts WHERE id = ?", [.text(accountId)])
         guard let account = accounts.first else { return nil }
-        session.providers = try db.query(
-            "SELECT provider FROM identities WHERE account_id = ? ORDER BY provider", [.text(accountId)]
-        ).compactMap { $0.text(0) }
+        session.providers = try PasskeyStore.providers(accountId, db)
         if account.int(2) == 1 { session.providers.append("password") }
         session.email = account.text(0)
         session.emailVerified = account.int(1) == 1

@@ -87,9 +87,8 @@ enum AccountAdmin {
         return try db.transaction { () throws(FrontdoorError) -> Result<JSONValue, AdminError> in
             let account = try db.query("SELECT password_hash IS NOT NULL FROM accounts WHERE id = ?", [.text(accountId)])
             guard let row = account.first else { return .failure(.noAccount("that id")) }
-            let linked = try db.query(
-                "SELECT provider FROM identities WHERE account_id = ? ORDER BY provider", [.text(accountId)]
-            ).compactMap { $0.text(0) }
+            // A passkey counts as one way in, however many the account has.
+            let linked = try PasskeyStore.providers(accountId, db)
             guard linked.contains(provider) else {
                 return .failure(AdminError(.notFound, "The account has no \(provider) identity."))
             }

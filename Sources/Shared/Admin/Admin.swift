@@ -74,7 +74,8 @@ public enum Admin {
             if parsed.command.writes { Lifetime.start(seconds: session.config.processLifetimeSeconds) }
             var count: Int?
             let output = try run(parsed.name, parsed.operands, keep: parsed.keep, session: session, found: &accountId, count: &count)
-            if parsed.command.writes {
+            // PostgreSQL has no restore of ours, so no door to wait on.
+            if parsed.command.writes, !session.config.usesPostgres {
                 let permit = Door.AnswerPermit(databasePath: session.config.databasePath)
                 guard !permit.closed else {
                     throw AdminError(
@@ -111,6 +112,11 @@ public enum Admin {
         case "sign-out": return try AccountAdmin.signOut(first, session: session)
         case "delete": return try AccountAdmin.delete(first, session: session)
         case "unlink": return try AccountAdmin.unlink(first, provider: operands.last ?? "", session: session)
+        case "backup" where session.config.usesPostgres, "restore" where session.config.usesPostgres:
+            throw AdminError(
+                .usage, "\(name) is for the SQLite store. On PostgreSQL, back up and restore with PostgreSQL's own "
+                    + "tools (base backups and WAL archiving), then run reapply-deletions over every box's ledger "
+                    + "(docs/scaling.md).")
         case "backup": return try Backup.run(directory: first, keep: keep, session: session)
         case "restore":
             let output = try Restore.run(snapshot: first, session: session)

@@ -23,7 +23,7 @@ final class AdminSession {
     func requestContext() throws -> RequestContext {
         if let context { return context }
         // On PostgreSQL there is no file to find: the store is reached through the box's pgbouncer.
-        guard config.postgresUrl != nil || Files.exists(config.databasePath) else {
+        guard config.usesPostgres || Files.exists(config.databasePath) else {
             throw AdminError(.notFound, "There is no store at \(config.databasePath).")
         }
         let made = RequestContext(

@@ -25,13 +25,22 @@ enum AdminStats {
         }
         let ledger = DeletionLedger.path(config: session.config)
         let ledgerLines = (try? DeletionLedger.read(ledger).entries.count) ?? 0
-        return .object(counts + [
-            ("ledgerLines", .number(Double(ledgerLines))),
-            ("schemaVersion", .number(Double(Database.schemaVersion))),
+        var engine: [(String, JSONValue)] = [
             ("sqliteVersion", .string(String(cString: sqlite3_libversion()))),
             ("databaseBytes", .number(Double(size(session.config.databasePath)))),
             ("walBytes", .number(Double(max(0, db.walFileBytes)))),
-        ])
+        ]
+        if db.isPostgres {
+            let bytes = try db.query("SELECT pg_database_size(current_database())").first?.int(0) ?? 0
+            engine = [
+                ("store", .string("postgresql")), ("postgresVersion", db.serverVersion.map(JSONValue.string) ?? .null),
+                ("databaseBytes", .number(Double(bytes))),
+            ]
+        }
+        return .object(counts + [
+            ("ledgerLines", .number(Double(ledgerLines))),
+            ("schemaVersion", .number(Double(Database.schemaVersion))),
+        ] + engine)
     }
 
     static func size(_ path: String) -> Int {

@@ -10,7 +10,7 @@ enum CopyToPostgres {
     }
 
     static func run(source: String, session: AdminSession) throws -> JSONValue {
-        guard session.config.postgresUrl != nil else {
+        guard session.config.usesPostgres else {
             throw AdminError(.usage, "copy-to-postgres needs a config with postgresUrl: the store to copy into.")
         }
         guard Files.exists(source) else { throw AdminError(.notFound, "There is no file at \(source).") }

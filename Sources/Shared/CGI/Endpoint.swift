@@ -25,7 +25,7 @@ public enum Endpoint {
         var outcome = answer(
             name: name, environment: environment, bodyOptional: bodyOptional, readsBody: readsBody, rawBody: rawBody,
             precheck: precheck, configScope: configScope, durability: durability, handler: handler)
-        if let context = outcome.context, outcome.response.status < 300, context.config.postgresUrl == nil,
+        if let context = outcome.context, outcome.response.status < 300, !context.config.usesPostgres,
             context.wroteToStore
         {
             // A write is answered 2xx only while no restore has begun (see `Door`; PostgreSQL has

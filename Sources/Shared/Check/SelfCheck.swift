@@ -62,7 +62,11 @@ public struct SelfCheck {
         }
         checkFile(configPath, what: "config file", note: note)
         for (key, path) in config.secretFiles { checkFile(path, what: "secret \(key)", note: note) }
-        checkDatabase(config.databasePath, note: note)
+        if let url = config.postgresUrl {
+            checkPostgres(config, url: url, note: note)
+        } else {
+            checkDatabase(config.databasePath, note: note)
+        }
         let serverKeyPath = config.deletion.auditKeyFile == nil
             ? Files.directory(of: config.databasePath) + "/" + DeletionAudit.keyFileName : nil
         for finding in Self.ownerFindings(databasePath: config.databasePath, serverKeyPath: serverKeyPath) {
@@ -158,6 +162,45 @@ public struct SelfCheck {
             return
         }
         checkFile(path, what: "database file", note: note)
+    }
+
+    /// PostgreSQL: connects (creating the schema on a new store, refusing one newer than this
+    /// code), names the schema version and the server's, and what serves the URI: pgbouncer's pool
+    /// mode when its console lets this user in (`transaction` or `session` serve; `statement`
+    /// breaks transactions), or PostgreSQL itself, which forks a backend for every request.
+    private func checkPostgres(_ config: Config, url: PostgresURL, note: (Bool, String) -> Void) {
+        do {
+            let db = try Database(config: config)
+            defer { db.close() }
+            let version = try db.query("SELECT version FROM schema_version WHERE id = 1").first?.int(0) ?? -1
+            note(
+                version == Int64(Database.schemaVersion),
+                "store \(url): PostgreSQL \(db.serverVersion ?? "?"), schema version \(version)")
+            for finding in SelfCheckAddresses.findings(db) { note(finding.ok, finding.text) }
+        } catch {
+            note(false, "store \(url): \(error.detail ?? error.message)")
+            return
+        }
+        let pool = Self.poolModeFinding(PostgresPoolMode.of(url))
+        note(pool.ok, pool.text)
+    }
+
+    static func poolModeFinding(_ mode: PostgresPoolMode) -> (ok: Bool, text: String) {
+        switch mode {
+        case .pgbouncer(let mode) where mode == "transaction" || mode == "session":
+            return (true, "store: through pgbouncer, pool_mode \(mode)")
+        case .pgbouncer(let mode):
+            return (false, "store: through pgbouncer, pool_mode \(mode): frontdoor's transactions need transaction pooling")
+        case .notPgbouncer:
+            return (
+                false,
+                "store: postgresUrl reaches PostgreSQL itself, which forks a backend for every request: "
+                    + "put a pgbouncer on this box in transaction pooling (docs/scaling.md)")
+        case .unknown(let reason):
+            return (
+                true,
+                "store: pgbouncer's pool mode unknown (\(reason)): list this user in its stats_users to have it named")
+        }
     }
 
     private func checkService(_ service: Service, note: (Bool, String) -> Void) {

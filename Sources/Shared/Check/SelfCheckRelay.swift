@@ -163,13 +163,16 @@ public enum SelfCheckRelay {
             case .failed(let reason): result.unchecked.append((uid, reason))
             }
         }
-        try db.transaction { () throws(FrontdoorError) in
+        // Collected inside and kept after: on PostgreSQL the body may run more than once.
+        result.forgotten = try db.transaction { () throws(FrontdoorError) -> [String] in
+            var forgotten: [String] = []
             for uid in gone {
                 let dropped = try db.run(
                     "DELETE FROM relay_cleanups WHERE relay_uid = ? AND state IN ('admin', 'stuck')", [.text(uid)])
-                if dropped > 0 { result.forgotten.append(uid) }
+                if dropped > 0 { forgotten.append(uid) }
             }
             try Ephemeral.remove(.relaySend, sinceAtOrBefore: Clock.now() - unansweredAfter, db: db)
+            return forgotten
         }
         return result
     }

@@ -132,8 +132,19 @@ public struct Config: Sendable {
     /// the stem of the box's own files (the events hint, the door's lock): `frontdoor-box` beside
     /// `deletion.ledgerFile`.
     public var databasePath: String
-    /// The PostgreSQL store (through the box's pgbouncer); nil: the SQLite file `databasePath`.
-    public var postgresUrl: PostgresURL? = nil
+    /// `postgresUrl`, the PostgreSQL store (through the box's pgbouncer); nil: the SQLite file
+    /// `databasePath`. Behind a reference: every copy of a `Config` then costs one retain, where
+    /// an optional struct's copy needs its type's metadata made at run time (about 20 K
+    /// instructions a process, measured on the session check).
+    public var postgresStore: PostgresStore? = nil
+    public var postgresUrl: PostgresURL? { postgresStore?.url }
+    /// True with `postgresUrl`.
+    public var usesPostgres: Bool { postgresStore != nil }
+
+    public final class PostgresStore: Sendable {
+        public let url: PostgresURL
+        public init(url: PostgresURL) { self.url = url }
+    }
     /// A development config may use loopback URLs; `frontdoor-check` flags them anywhere else.
     public var development: Bool
     /// A session's idle lifetime: each renewal moves its expiry this far past the check (rule 11).
@@ -241,8 +252,8 @@ public struct Config: Sendable {
             config.secretFiles.append((r.key("secretFile"), events.secretFile))
         }
         try top.rejectUnknown()
-        config.postgresUrl = store.postgresUrl
-        if store.postgresUrl != nil, scope == .everything, config.deletion.auditKeyFile == nil {
+        config.postgresStore = store.postgres
+        if store.postgres != nil, scope == .everything, config.deletion.auditKeyFile == nil {
             // The server key made beside a SQLite file would be a different one on every box:
             // rate limits, sealed rows and audit hashes must agree across them.
             throw ConfigError(key: "deletion.auditKeyFile", reason: "is required with postgresUrl (the same file on every box)")
@@ -256,7 +267,7 @@ public struct Config: Sendable {
     /// `databasePath` xor `postgresUrl`. With `postgresUrl`, `deletion.ledgerFile` is required
     /// (one file per box), and read here whatever the scope, since the box's files sit beside it.
     private static func storeKeys(_ top: inout ConfigReader, json: JSONValue) throws(ConfigError)
-        -> (databasePath: String, postgresUrl: PostgresURL?)
+        -> (databasePath: String, postgres: PostgresStore?)
     {
         let path = try top.string("databasePath")
         let urlText = try top.string("postgresUrl")
@@ -269,7 +280,7 @@ public struct Config: Sendable {
                 throw ConfigError(
                     key: "deletion.ledgerFile", reason: "is required with postgresUrl: an absolute path, one file per box")
             }
-            return (Files.directory(of: ledger) + "/" + boxFilesStem, url)
+            return (Files.directory(of: ledger) + "/" + boxFilesStem, PostgresStore(url: url))
         case (.some, .some):
             throw ConfigError(key: "postgresUrl", reason: "give either databasePath or postgresUrl, not both")
         case (nil, nil):

@@ -92,7 +92,10 @@ public final class EventDelivery {
         var report = Report()
         defer { refreshHint() }
         do throws(FrontdoorError) {
+            // PostgreSQL may run a body again after a conflict: each run starts from the same counts.
+            let reportAtStart = report
             var next = try db.transaction { () throws(FrontdoorError) -> EventOutbox.Pending? in
+                report = reportAtStart
                 let t = now()
                 report.dropped = try dropExpired(now: t)
                 let lease = try EventLease.read(db)
@@ -118,7 +121,9 @@ public final class EventDelivery {
                 }
                 let outcome = send(event, timeout: timeout)
                 attempts += 1
+                let (reportBefore, refusedBefore) = (report, refusedInARow)
                 next = try db.transaction { () throws(FrontdoorError) -> EventOutbox.Pending? in
+                    (report, refusedInARow) = (reportBefore, refusedBefore)
                     let t = now()
                     switch outcome {
                     case .failed(let reason):

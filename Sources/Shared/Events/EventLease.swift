@@ -13,16 +13,26 @@ enum EventLease {
         var pausedUntil: UnixTime
     }
 
-    /// An owner token: the process id (so a dead holder can be told from a live one) and random bytes.
+    /// An owner token: the process id (so a dead holder can be told from a live one), random
+    /// bytes, and the box's host name (on PostgreSQL the holder may be a process of another box).
     static func newOwner() throws(FrontdoorError) -> String {
-        "\(getpid()):" + Hex.encode(try SecureRandom.bytes(8))
+        "\(getpid()):" + Hex.encode(try SecureRandom.bytes(8)) + "@" + hostName
     }
 
-    /// Whether the lease's holder is certainly gone: no process has its id (the store is on this
-    /// box, so its processes are ours to ask). A killed deliverer then holds nothing up; a reused
-    /// id only makes the lease run its course.
+    /// This box's name (`gethostname`), as the lease names it.
+    static let hostName: String = {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "unknown" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }()
+
+    /// Whether the lease's holder is certainly gone: a process of this box (the lease names the
+    /// host) that no longer exists. A killed deliverer then holds nothing up; a reused id, or a
+    /// holder on another box, only makes the lease run its course.
     static func holderIsGone(_ owner: String) -> Bool {
-        guard let pid = owner.split(separator: ":").first.flatMap({ Int32($0) }), pid > 0, pid != getpid() else {
+        let parts = owner.split(separator: "@", maxSplits: 1)
+        guard parts.count == 2, parts[1] == hostName[...] else { return false }
+        guard let pid = parts[0].split(separator: ":").first.flatMap({ Int32($0) }), pid > 0, pid != getpid() else {
             return false
         }
         return kill(pid, 0) != 0 && errno == ESRCH

@@ -78,9 +78,7 @@ public enum Events {
     /// The account's sign-in methods, as the session body lists them. The same SQL text as
     /// `SessionBody.load`, so a sign-in prepares these statements once for both.
     static func linkedProviders(_ accountId: String, _ db: Database) throws(FrontdoorError) -> [String] {
-        var providers = try db.query(
-            "SELECT provider FROM identities WHERE account_id = ? ORDER BY provider", [.text(accountId)]
-        ).compactMap { $0.text(0) }
+        var providers = try PasskeyStore.providers(accountId, db)
         let hasPassword = try db.query(accountRowSQL, [.text(accountId)]).first?.int(1) == 1
         if hasPassword { providers.append("password") }
         // A method once, however many identities of it; no Set: a process's first Set<String>

@@ -57,6 +57,7 @@ public enum AppleNotify {
             // Verified, nothing written: a second delivery of the same event may run through here.
             TestHooks.pause("provider-event-verified")
             let outcome = try db.transaction { () throws(FrontdoorError) -> ProviderEventStore.Outcome? in
+                actions.startAttempt()
                 guard try ProviderEventStore.claim(
                     .apple, jti: checked.jti, types: notification.typeName, db: db, now: context.now)
                 else { return nil }

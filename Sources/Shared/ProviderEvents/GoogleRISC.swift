@@ -52,6 +52,7 @@ public enum GoogleRISC {
             // Verified, nothing written: a second delivery of the same event may run through here.
             TestHooks.pause("provider-event-verified")
             let outcome = try db.transaction { () throws(FrontdoorError) -> ProviderEventStore.Outcome? in
+                actions.startAttempt()
                 guard try ProviderEventStore.claim(.google, jti: checked.jti, types: types, db: db, now: context.now)
                 else { return nil }
                 var outcomes: [ProviderEventStore.Outcome] = []

@@ -16,6 +16,12 @@ struct ProviderEventActions {
         time = min(eventTime, context.now)
     }
 
+    /// At the start of each run of the event's transaction body: PostgreSQL may run it again after
+    /// a conflict, and only the attempt that commits counts.
+    mutating func startAttempt() {
+        deleted = false
+    }
+
     /// Ends the account's sessions from before the event.
     func endSessions(of accountId: String) throws(FrontdoorError) -> Int {
         try ProviderEventStore.endSessions(of: accountId, madeBy: time, db: db)

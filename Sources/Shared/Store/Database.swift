@@ -76,8 +76,8 @@ public final class Database {
 
     /// The store the config names: `postgresUrl` when it is set, else the SQLite file.
     public convenience init(config: Config, durability: Durability = .powerCutSafe) throws(FrontdoorError) {
-        if let url = config.postgresUrl {
-            try self.init(postgres: url, boxPath: config.databasePath)
+        if let store = config.postgresStore {
+            try self.init(postgres: store.url, boxPath: config.databasePath)
         } else {
             try self.init(path: config.databasePath, durability: durability)
         }
@@ -87,6 +87,12 @@ public final class Database {
     public var isPostgres: Bool {
         if case .postgres = engine { return true }
         return false
+    }
+
+    /// PostgreSQL's `server_version` (through pgbouncer, that of the server it logged in to); nil on SQLite.
+    public var serverVersion: String? {
+        if case .postgres(let db) = engine { return db.connection.serverVersion }
+        return nil
     }
 
     /// Runs one statement with `params` bound to its `?` placeholders and returns every row.

@@ -13,6 +13,7 @@
 /// | `relayAttempt` | nonce hash ‖ Apple token hash | | leased until | the ID token, sealed (`RelayAttempts`) | the relay uid |
 /// | `relaySend` | subject key ‖ nonce hash (`RelaySends`) | | when sent | | |
 /// | `providerEvent` (rule 16) | `<provider>:<jti>` in UTF-8 | repeats | when received | its types, UTF-8 | its outcome |
+/// | `passkeyCeremony` (rule 17) | SHA-256 of the ceremony id | 1 registration, 2 sign-in | when begun | the challenge | the registering session's id |
 ///
 /// A key of two hashes puts the one searched by first, so its rows are a range of the primary
 /// key. All access goes through this file, in SQL that PostgreSQL takes as written (`ON CONFLICT
@@ -27,6 +28,7 @@ public enum Ephemeral {
         case relayAttempt = 5
         case relaySend = 6
         case providerEvent = 7
+        case passkeyCeremony = 8
 
         /// The table each kind was before `Migrations.ephemeralKinds`.
         public var name: String {
@@ -38,6 +40,7 @@ public enum Ephemeral {
             case .relayAttempt: "relay_attempts"
             case .relaySend: "relay_sends"
             case .providerEvent: "provider_events"
+            case .passkeyCeremony: "passkey_ceremonies"
             }
         }
     }
@@ -59,15 +62,15 @@ public enum Ephemeral {
 
     /// True when the row is new: the first to claim this key (an existing row is left alone).
     static func claim(
-        _ kind: Kind, key: [UInt8], since: Int64 = 0, value: [UInt8]? = nil, note: String? = nil,
+        _ kind: Kind, key: [UInt8], number: Int64 = 0, since: Int64 = 0, value: [UInt8]? = nil, note: String? = nil,
         until expiresAt: UnixTime, db: Database
     ) throws(FrontdoorError) -> Bool {
         try db.run(
             """
-            INSERT INTO ephemeral (kind, key, since, value, note, expires_at) VALUES (?, ?, ?, ?, ?, ?)
+            INSERT INTO ephemeral (kind, key, number, since, value, note, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT DO NOTHING
             """,
-            [.integer(kind.rawValue), .blob(key), .integer(since), value.map { .blob($0) } ?? .null,
+            [.integer(kind.rawValue), .blob(key), .integer(number), .integer(since), value.map { .blob($0) } ?? .null,
              note.map { .text($0) } ?? .null, .integer(expiresAt)]) == 1
     }
 
@@ -96,6 +99,14 @@ public enum Ephemeral {
     static func entry(_ kind: Kind, key: [UInt8], db: Database) throws(FrontdoorError) -> Entry? {
         try db.query(
             "SELECT number, since, value, note, expires_at FROM ephemeral WHERE kind = ? AND key = ?",
+            [.integer(kind.rawValue), .blob(key)]
+        ).first.map(entry)
+    }
+
+    /// Removes the row and gives its values: a row taken once, whoever asks again.
+    static func take(_ kind: Kind, key: [UInt8], db: Database) throws(FrontdoorError) -> Entry? {
+        try db.query(
+            "DELETE FROM ephemeral WHERE kind = ? AND key = ? RETURNING number, since, value, note, expires_at",
             [.integer(kind.rawValue), .blob(key)]
         ).first.map(entry)
     }

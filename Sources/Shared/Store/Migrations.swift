@@ -4,7 +4,7 @@ enum Migrations {
     static let scripts: [String] = [
         v1, v2, emailCodesAndLimits, accountDeletion, keyedRateLimits, reviewFixes, slidingSessions, relayWindow,
         eventOutbox, sealedUnderServerKey, outboxHeads, domainKeys, disabledAccounts,
-        providerEvents, ephemeralKinds,
+        providerEvents, ephemeralKinds, passkeys,
     ]
 
     /// What a script leaves to Swift, run right after it in the same transaction.
@@ -360,5 +360,18 @@ enum Migrations {
         DROP TABLE relay_sends;
         DROP TABLE provider_events;
         DROP INDEX apple_revocations_until;
+        """
+
+    /// Issue 24, passkeys (rule 17). One row per registered credential, keyed by its credential id
+    /// (unique across every account: a second registration of it is `credential_taken`), which
+    /// is also its public `passkeyId` (base64url). The COSE key is kept as received. The counter
+    /// and the backup flags are the record's (L3 section 7.2's update step); `counter_regressions`
+    /// and `backup_changes` count the signals that never refuse anyone. The account's WebAuthn
+    /// user handle is a random column of its row, made at its first registration. Ceremonies are
+    /// a kind of `ephemeral`, no schema object. The statements are ones PostgreSQL takes too.
+    static let passkeys = """
+        CREATE TABLE passkeys (credential_id BLOB PRIMARY KEY, account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE, public_key BLOB NOT NULL, sign_count INTEGER NOT NULL, backup_eligible INTEGER NOT NULL, backup_state INTEGER NOT NULL, transports TEXT NOT NULL, name TEXT, created_at INTEGER NOT NULL, last_used_at INTEGER, counter_regressions INTEGER NOT NULL DEFAULT 0, backup_changes INTEGER NOT NULL DEFAULT 0) STRICT, WITHOUT ROWID;
+        CREATE INDEX passkeys_account ON passkeys(account_id);
+        ALTER TABLE accounts ADD COLUMN passkey_handle BLOB;
         """
 }

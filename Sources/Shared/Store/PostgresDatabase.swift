@@ -52,7 +52,11 @@ final class PostgresDatabase {
     /// COMMITTED: one statement is atomic there), run again when the server aborts it for a
     /// deadlock; inside one, a conflict ends the attempt (see `transaction`).
     private func execute(_ sql: String, _ params: [SQLValue]) throws(FrontdoorError) -> PostgresResult {
-        let text = SQLDialect.postgres(sql)
+        let (text, expected) = SQLDialect.postgres(sql)
+        // As SQLite's bind refuses it, before anything is sent.
+        guard expected == params.count else {
+            throw .internal("postgres: bind: expected \(expected) parameters, got \(params.count)")
+        }
         let alone = connection.transactionStatus == .idle
         var attempt = 1
         while true {

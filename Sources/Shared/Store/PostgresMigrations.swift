@@ -1,5 +1,6 @@
 /// The schema on PostgreSQL, under the version numbers of `Migrations` (SQLite's). A new store
-/// gets `baseline`, the whole schema of version `baselineVersion`, at once; each later version
+/// gets `baseline`, the whole schema of version `baselineVersion` (16: no PostgreSQL store of an
+/// earlier version was ever made, so SQLite's sixteen steps are one here), at once; each later version
 /// appends one script to `later` (script `i` takes the store from `baselineVersion + i` to the
 /// next), so SQLite's and PostgreSQL's scripts for one version land together. The version is the
 /// one row of `schema_version`.
@@ -9,14 +10,14 @@
 /// compares byte for byte (`COLLATE "C"`), as SQLite's do, whatever the database's locale.
 enum PostgresMigrations {
     /// The version `baseline` is.
-    static let baselineVersion = 15
+    static let baselineVersion = 16
 
     /// Statements, one each (the extended protocol takes one at a time).
     static let baseline: [String] = [
         """
         CREATE TABLE accounts (id text COLLATE "C" PRIMARY KEY, email text COLLATE "C", email_key text COLLATE "C" UNIQUE,
           email_verified bigint NOT NULL DEFAULT 0, name text COLLATE "C", password_hash text COLLATE "C",
-          created_at bigint NOT NULL, disabled_at bigint)
+          created_at bigint NOT NULL, disabled_at bigint, passkey_handle bytea)
         """,
         """
         CREATE TABLE identities (provider text COLLATE "C" NOT NULL, subject text COLLATE "C" NOT NULL,
@@ -93,6 +94,14 @@ enum PostgresMigrations {
           PRIMARY KEY (kind, key))
         """,
         "CREATE INDEX ephemeral_expiry ON ephemeral(expires_at)",
+        """
+        CREATE TABLE passkeys (credential_id bytea PRIMARY KEY,
+          account_id text COLLATE "C" NOT NULL REFERENCES accounts(id) ON DELETE CASCADE, public_key bytea NOT NULL,
+          sign_count bigint NOT NULL, backup_eligible bigint NOT NULL, backup_state bigint NOT NULL,
+          transports text COLLATE "C" NOT NULL, name text COLLATE "C", created_at bigint NOT NULL, last_used_at bigint,
+          counter_regressions bigint NOT NULL DEFAULT 0, backup_changes bigint NOT NULL DEFAULT 0)
+        """,
+        "CREATE INDEX passkeys_account ON passkeys(account_id)",
     ]
 
     /// Versions after the baseline, each a list of statements; version `baselineVersion + i + 1`

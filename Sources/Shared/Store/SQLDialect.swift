@@ -14,11 +14,11 @@
 /// `CASE WHEN … THEN 1 ELSE 0 END` or `? = 1`, which both take; a truth read as a column comes
 /// back from PostgreSQL as 1 or 0, as SQLite gives it.
 enum SQLDialect {
-    /// The statement as PostgreSQL takes it.
-    static func postgres(_ sql: String) -> String {
+    /// The statement as PostgreSQL takes it, and how many placeholders it has.
+    static func postgres(_ sql: String) -> (text: String, parameters: Int) {
         let bytes = Array(sql.utf8)
-        // Nothing to rewrite in most statements: give the text back without building a new one.
-        guard bytes.contains(UInt8(ascii: "?")) || containsScalarMinMax(bytes) else { return sql }
+        // Nothing to rewrite in some statements: give the text back without building a new one.
+        guard bytes.contains(UInt8(ascii: "?")) || containsScalarMinMax(bytes) else { return (sql, 0) }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count + 16)
         var parameter = 0
@@ -50,7 +50,7 @@ enum SQLDialect {
                 }
             }
         }
-        return String(decoding: out, as: UTF8.self)
+        return (String(decoding: out, as: UTF8.self), parameter)
     }
 
     /// The index just past the quoted string or name that starts at `start` (a doubled quote

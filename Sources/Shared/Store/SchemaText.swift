@@ -88,5 +88,9 @@ enum SchemaText {
             throw error
         }
         try db.run("PRAGMA writable_schema = OFF")
+        // This connection still holds the schema parsed from the old texts: a later script of the
+        // same transaction that alters a table (ADD COLUMN splices its text at the parsed offsets)
+        // would write a broken text. RESET makes the next statement parse the new texts.
+        try db.run("PRAGMA writable_schema = RESET")
     }
 }

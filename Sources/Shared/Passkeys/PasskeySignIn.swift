@@ -1,0 +1,77 @@
+/// `signin-passkey`: a discoverable credential's assertion in, a session out (rule 17), the same
+/// session body as every other sign-in.
+public enum PasskeySignIn {
+    public static func handle(_ context: RequestContext) throws(FrontdoorError) -> CGIResponse {
+        let passkeys = try configured(context)
+        switch try context.body.requiredString("action", maxBytes: 64) {
+        case "begin": return try begin(context, passkeys)
+        case "finish": return try finish(context, passkeys)
+        default: throw .invalidRequest("action must be \"begin\" or \"finish\".")
+        }
+    }
+
+    /// No `passkeys` section: no passkeys, and both endpoints answer 404.
+    static func configured(_ context: RequestContext) throws(FrontdoorError) -> Config.Passkeys {
+        guard let passkeys = context.config.passkeys else {
+            throw FrontdoorError(.notFound, "Passkeys are not offered here.", detail: "config: passkeys: not configured")
+        }
+        return passkeys
+    }
+
+    static func begin(_ context: RequestContext, _ passkeys: Config.Passkeys) throws(FrontdoorError) -> CGIResponse {
+        let db = try context.database()
+        let begun = try db.transaction { () throws(FrontdoorError) -> PasskeyCeremonies.Begun in
+            try PasskeyCeremonies.begin(.signIn, sessionId: nil, db: db, now: context.now)
+        }
+        return CGIResponse(status: 200, body: .object([
+            ("ceremonyId", .string(begun.ceremonyId)),
+            ("publicKey", .object([
+                ("challenge", .string(Base64URL.encode(begun.challenge))), ("rpId", .string(passkeys.rpId)),
+                ("timeout", .number(Double(PasskeyCeremonies.lifetimeSeconds * 1000))),
+                ("userVerification", "required"), ("allowCredentials", .array([])),
+            ])),
+        ]))
+    }
+
+    static func finish(_ context: RequestContext, _ passkeys: Config.Passkeys) throws(FrontdoorError) -> CGIResponse {
+        let ceremonyId = try context.body.requiredString("ceremonyId", maxBytes: 64)
+        guard let credential = context.body["credential"] else { throw .invalidRequest("credential is required.") }
+        let deviceName = try PersonText.deviceName(context.body)
+        let response: AssertionResponse
+        do throws(PasskeyError) {
+            response = try PasskeyCredentialJSON.assertion(credential)
+        } catch {
+            throw error.frontdoorError
+        }
+        let db = try context.database()
+        let body = try db.transaction { () throws(FrontdoorError) -> SessionBody in
+            let challenge = try PasskeyCeremonies.take(ceremonyId, kind: .signIn, sessionId: nil, db: db, now: context.now)
+            // An unknown credential is refused as a failed check: nothing says which ids exist.
+            guard let (accountId, stored) = try PasskeyStore.find(response.credentialId, db: db) else {
+                throw FrontdoorError(.invalidCredentials, "The passkey was not accepted.", detail: "passkey unknown credential")
+            }
+            let verified: VerifiedAssertion
+            do throws(PasskeyError) {
+                verified = try PasskeyAssertion.verify(
+                    response, challenge: challenge, relyingParty: passkeys.relyingParty, credential: stored)
+            } catch {
+                throw error.frontdoorError
+            }
+            try PasskeyStore.recordUse(response.credentialId, verified, db: db, now: context.now)
+            if verified.counterWentBackwards || verified.backupEligibilityChanged || verified.backupStateChanged {
+                SysLog.warning(
+                    "frontdoor endpoint=signin-passkey account=\(accountId) counter_backwards=\(verified.counterWentBackwards) "
+                        + "backup_eligibility_changed=\(verified.backupEligibilityChanged) "
+                        + "backup_state_changed=\(verified.backupStateChanged)")
+            }
+            let body = try ProviderSignIn.startSession(
+                db: db, accountId: accountId, created: false, config: context.config, now: context.now,
+                deviceName: deviceName)
+            // The crash suite kills a sign-in here: the ceremony taken, the record and the session
+            // written, nothing committed.
+            TestHooks.pause("passkey-signed-in")
+            return body
+        }
+        return body.response
+    }
+}

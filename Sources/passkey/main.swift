@@ -1,0 +1,3 @@
+import Shared
+
+Endpoint.main(name: "passkey", handler: PasskeyEndpoint.handle)

@@ -1,0 +1,3 @@
+import Shared
+
+Endpoint.main(name: "signin-passkey", handler: PasskeySignIn.handle)
