@@ -129,7 +129,7 @@ public struct Config: Sendable {
     }
 
     /// The SQLite file (`databasePath`). With `postgresUrl` no file holds the store, and this is
-    /// the stem of the box's own files (the events hint, the door's lock): `frontdoor-box` beside
+    /// the stem of the box's own files (the events hint): `frontdoor-box` beside
     /// `deletion.ledgerFile`.
     public var databasePath: String
     /// `postgresUrl`, the PostgreSQL store (through the box's pgbouncer); nil: the SQLite file

@@ -44,8 +44,8 @@ public final class Database {
 
     let engine: Engine
 
-    /// The SQLite file's path; on PostgreSQL, the stem of this box's own files (the events hint,
-    /// the door's lock), beside the deletion ledger (`Config.databasePath`).
+    /// The SQLite file's path; on PostgreSQL, the stem of this box's own files (the events hint),
+    /// beside the deletion ledger (`Config.databasePath`).
     public let path: String
 
     /// Opens the SQLite database at `path`, creating the file with mode 0600 if missing (its

@@ -18,8 +18,6 @@ final class PostgresDatabase {
     /// Set when the server aborted the current attempt for a conflict (40001, 40P01): whatever
     /// the body made of that error, the attempt is over and may run again.
     private var conflicted = false
-    /// Tests: called with the attempt number at the start of each attempt of a transaction.
-    var beforeAttempt: ((Int) -> Void)?
 
     init(url: PostgresURL, timeoutSeconds: Double) throws(FrontdoorError) {
         do {
@@ -86,7 +84,6 @@ final class PostgresDatabase {
         var attempt = 1
         while true {
             conflicted = false
-            beforeAttempt?(attempt)
             do {
                 try connection.begin()
             } catch {

@@ -83,12 +83,14 @@ enum SQLDialect {
     /// `greatest` or `least` when `max(` or `min(` (any case, not part of a longer name) starts at
     /// `i` and its parentheses hold a comma at their own depth; nil otherwise.
     private static func scalarMinMax(_ bytes: [UInt8], at i: Int) -> String? {
-        guard i + 3 < bytes.count else { return nil }
-        let name = bytes[i..<(i + 3)].map { $0 | 0x20 }
+        // Byte by byte, without building anything: this runs at every byte of every statement.
+        guard i + 3 < bytes.count, bytes[i] | 0x20 == UInt8(ascii: "m") else { return nil }
+        let second = bytes[i + 1] | 0x20
+        let third = bytes[i + 2] | 0x20
         let replacement: String
-        if name == Array("max".utf8) {
+        if second == UInt8(ascii: "a") && third == UInt8(ascii: "x") {
             replacement = "greatest"
-        } else if name == Array("min".utf8) {
+        } else if second == UInt8(ascii: "i") && third == UInt8(ascii: "n") {
             replacement = "least"
         } else {
             return nil
