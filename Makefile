@@ -114,12 +114,14 @@ release-flags:
 #   DeletionTests/theAuditKeyCanComeFromAFileTheConfigNames   the key made beside the SQLite file
 #                            when none is named (postgresUrl requires deletion.auditKeyFile)
 #   AppleRelayCleanupTests/theCachedAccessTokenIsSealedUnderTheServerKey   the file's bytes
+#   SelfCheckTests/aClosedDoorIsReportedAndTheStoreIsNotOpened   the door a restore of the file closes
 SQLITE_PASS_ONLY := WALStressTests BackupTests RestoreTests StoreOwnershipTests \
     SecurityReviewTests/aDeletionAnswersWhileAReaderHoldsTheWALAndCheckpointsOnceItIsGone \
     SecurityReviewTests/aCheckpointReadersKeptFromFinishingIsPaidByTheNextRequest \
     SessionCheckTests/withinTheIntervalACheckWritesNothing SessionCheckTests/aSessionWithoutItsAccountIs401 \
     DeletionTests/everythingOfThePersonGoesAndLeavesNoTraceInTheFile DeletionTests/theAuditKeyCanComeFromAFileTheConfigNames \
-    AppleRelayCleanupTests/theCachedAccessTokenIsSealedUnderTheServerKey
+    AppleRelayCleanupTests/theCachedAccessTokenIsSealedUnderTheServerKey \
+    SelfCheckTests/aClosedDoorIsReportedAndTheStoreIsNotOpened
 # Suites that choose PostgreSQL themselves, whichever pass runs them: run once, on the first pass.
 POSTGRES_ALWAYS := TwoBoxTests PostgresRestartTests CopyToPostgresTests
 # The PostgreSQL pass: the endpoint, concurrency and crash suites again, each test's store a
@@ -178,7 +180,9 @@ run: release stop
 	    store="--postgres-url postgresql://$$user@/frontdoor?host=$(PG_VAR)&port=6432 --ledger $(VAR)/deletions.ledger --audit-key $(VAR)/audit-key"; \
 	elif [ "$(STORE)" != sqlite ]; then echo "run: STORE is sqlite or postgres" >&2; exit 2; fi; \
 	"$$bin/frontdoor-dev" config --database $(VAR)/frontdoor.sqlite3 --provider http://127.0.0.1:$(DEV_PORT) \
-	    --events-secret $(VAR)/events-secret $$store > $(VAR)/config.json && chmod 600 $(VAR)/config.json && \
+	    --events-secret $(VAR)/events-secret --site http://127.0.0.1:$(PORT) $$store > $(VAR)/config.json && chmod 600 $(VAR)/config.json && \
+	mkdir -p $(VAR)/well-known && \
+	"$$bin/frontdoor-check" --print-association-files --config $(VAR)/config.json --out $(VAR)/well-known >/dev/null && \
 	( setsid "$$bin/frontdoor-dev" serve --port $(DEV_PORT) --events-secret $(VAR)/events-secret \
 	    </dev/null >>$(VAR)/dev-provider.log 2>&1 & \
 	  echo $$! > $(VAR)/dev-provider.pid ) && \
@@ -188,12 +192,12 @@ run: release stop
 	if [ "$(STORE)" = postgres ]; then \
 	    echo; echo "The store is PostgreSQL 15 behind pgbouncer in $(PG_VAR) (make stop stops them; the data stays)."; \
 	    echo "A second stack (a second box) on the same store: its own folder, port and pgbouncer, the same audit key:"; \
-	    echo "  mkdir -p /tmp/box-b/pgbouncer && scripts/pg-stack bouncer /tmp/box-b/pgbouncer $(PG_VAR)"; \
+	    echo "  mkdir -p /tmp/box-b/pgbouncer && FRONTDOOR_PG_PEERS=$$user scripts/pg-stack bouncer /tmp/box-b/pgbouncer $(PG_VAR)"; \
 	    echo "  sed -e 's#host=$(PG_VAR)#host=/tmp/box-b/pgbouncer#' -e 's#$(VAR)/deletions.ledger#/tmp/box-b/deletions.ledger#' \\"; \
 	    echo "      $(VAR)/config.json >/tmp/box-b/config.json"; \
 	    echo "  scripts/dev-stack start /tmp/box-b 8090 $$bin /tmp/box-b/config.json"; \
-	    echo "  (FRONTDOOR_PG_PEERS=<the stack's user> if it is not yours; stop it with scripts/dev-stack stop /tmp/box-b"; \
-	    echo "   and scripts/pg-stack stop /tmp/box-b/pgbouncer)"; \
+	    echo "  curl -H \"Authorization: Bearer <a session from :$(PORT)>\" http://127.0.0.1:8090/auth/session   # the same person"; \
+	    echo "Stop it with scripts/dev-stack stop /tmp/box-b and scripts/pg-stack stop /tmp/box-b/pgbouncer."; \
 	fi
 
 stop:
@@ -203,8 +207,10 @@ stop:
 	@if [ -d $(PG_VAR) ]; then scripts/pg-stack stop $(PG_VAR); fi
 
 # Copies the release binaries, the nginx files, the fcgiwrap drop-in and the checks' own fcgiwrap
-# units, an example config and the data folder into place (under DESTDIR when staging), and makes
-# the install's proof for protected routes once (kept on reinstall). Owners need root (or fakeroot).
+# units, an example config and the data folder into place (under DESTDIR when staging), makes
+# the install's proof for protected routes once (kept on reinstall), and writes the passkey
+# association files nginx serves from the config's passkeys section (none without it; a config
+# that does not load leaves them as they were, and says so). Owners need root (or fakeroot).
 install:
 	@bin="$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"; \
 	for p in $(ENDPOINTS) frontdoor-check frontdoor-admin; do [ -x "$$bin/$$p" ] || { echo "install: $$bin/$$p missing: run make release" >&2; exit 1; }; done; \
@@ -245,6 +251,10 @@ install:
 	    chown root:$(RUN_USER) "$$d$(SYSCONFDIR)/frontdoor/config.json"; chmod 0640 "$$d$(SYSCONFDIR)/frontdoor/config.json"; \
 	fi; \
 	install -d -m 0750 -o $(RUN_USER) -g $(RUN_USER) "$$d$(LOCALSTATEDIR)/lib/frontdoor"; \
+	wk="$$d$(SYSCONFDIR)/frontdoor/well-known"; install -d -m 0755 -o root -g root "$$wk"; \
+	if ! out=$$("$$bin/frontdoor-check" --print-association-files --config "$$d$(SYSCONFDIR)/frontdoor/config.json" --out "$$wk"); then \
+	    echo "install: the passkey association files were not written: $$out" >&2; \
+	fi; \
 	echo "installed under $${d:-/}: see README, Installing, for the remaining steps"
 
 clean: stop

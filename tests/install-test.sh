@@ -61,6 +61,9 @@ expect etc/frontdoor/secrets 750 root:www-data
 expect etc/frontdoor/secrets/app-proof 640 root:www-data
 expect etc/frontdoor/config.json 640 root:www-data
 expect var/lib/frontdoor 750 www-data:www-data
+expect etc/frontdoor/well-known 755 root:root
+check "the example config (no passkeys) gets no association files" \
+    "[ ! -e '$dest/etc/frontdoor/well-known/apple-app-site-association' ] && [ ! -e '$dest/etc/frontdoor/well-known/assetlinks.json' ]"
 check "the fcgiwrap drop-in runs several children" "grep -q -- '-c 4' '$dest/etc/systemd/system/fcgiwrap.service.d/frontdoor.conf'"
 check "the example config is valid JSON naming the data folder" "grep -q '/var/lib/frontdoor/frontdoor.sqlite3' '$dest/etc/frontdoor/config.json'"
 # The checks' own fcgiwrap pool: its socket is the one the internal check location uses, and it
@@ -103,21 +106,42 @@ release_bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
 dev=$release_bin/frontdoor-dev
 # Its own mail port too: a `make run` elsewhere on the box holds the default 8025.
 "$dev" config --database "$state/frontdoor.sqlite3" --provider "http://127.0.0.1:$dev_port" --smtp-port "$smtp_port" \
-    --events-secret "$state/events-secret" >"$state/config.json"
+    --events-secret "$state/events-secret" --site "http://127.0.0.1:$port" >"$state/config.json"
 chmod 600 "$state/config.json"
+# Passkeys (issue 24): with a passkeys section in the installed config (the stack's, copied in),
+# make install writes the two association files, public, exactly as frontdoor-check prints them.
+cp "$state/config.json" "$dest/etc/frontdoor/config.json"
+wk=$dest/etc/frontdoor/well-known
+$rooter make -s install DESTDIR="$dest" >/dev/null 2>&1 || bad "make install with a passkeys config failed"
+modes=$($rooter bash -c "cd '$wk' && find . -type f -printf '%p %m %u:%g\n' | sort" 2>&1)
+check "make install wrote both association files, 0644 root: $modes" \
+    "[ \"\$modes\" = \"\$(printf './apple-app-site-association 644 root:root\n./assetlinks.json 644 root:root')\" ]"
+mkdir -p "$work/expected"
+"$dest/usr/local/sbin/frontdoor-check" --print-association-files --config "$state/config.json" --out "$work/expected" >/dev/null
+check "the installed files are the ones frontdoor-check writes" \
+    "cmp -s '$wk/assetlinks.json' '$work/expected/assetlinks.json' && cmp -s '$wk/apple-app-site-association' '$work/expected/apple-app-site-association'"
+check "assetlinks.json names the Android app's key with get_login_creds" \
+    "grep -q 'delegate_permission/common.get_login_creds' '$wk/assetlinks.json' && grep -q '\"package_name\":\"dev.frontdoor.app\"' '$wk/assetlinks.json'"
+check "apple-app-site-association names the iOS app" "grep -q '\"webcredentials\":{\"apps\":\\[\"DEVTEAM001.dev.frontdoor.app\"\\]}' '$wk/apple-app-site-association'"
 setsid "$dev" serve --port "$dev_port" --smtp-port "$smtp_port" --events-secret "$state/events-secret" </dev/null \
     >"$work/dev.log" 2>&1 &
 echo $! >"$work/dev.pid"
 for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$dev_port/google/token?sub=probe" && break; sleep 0.05; done
 # The example route of the app (not installed) behind the installed protect snippet, with the
 # installed proof.
-if ! FRONTDOOR_NGINX_DIR="$dest/etc/nginx" FRONTDOOR_WHOAMI="$release_bin/frontdoor-whoami" \
+if ! FRONTDOOR_NGINX_DIR="$dest/etc/nginx" FRONTDOOR_WHOAMI="$release_bin/frontdoor-whoami" FRONTDOOR_WELL_KNOWN="$wk" \
     scripts/dev-stack start "$state" "$port" "$bin" "$state/config.json" 2>"$work/stack.err"; then
     bad "nginx with the installed files did not start"
     echo "install-test: $passed passed, $failed failed"
     exit 1
 fi
 url=http://127.0.0.1:$port
+# The installed site serves the installed association files as JSON.
+for name in apple-app-site-association assetlinks.json; do
+    headers=$(curl -s -D - -o "$work/$name" "$url/.well-known/$name")
+    check "the site serves $name as application/json" \
+        "printf '%s' \"\$headers\" | grep -q '^HTTP/1.1 200' && printf '%s' \"\$headers\" | grep -qi '^Content-Type: application/json' && cmp -s '$work/$name' '$wk/$name'"
+done
 token=$(curl -s "http://127.0.0.1:$dev_port/google/token?sub=install-user&email=install.user@gmail.com")
 answer=$(curl -s -X POST "$url/auth/signin-google" -H 'Content-Type: application/json' -d "{\"idToken\":\"$token\"}")
 check "sign-in through the installed site" "printf '%s' '$answer' | grep -q '\"created\":true'"
@@ -206,6 +230,9 @@ out=$("$dest/usr/local/sbin/frontdoor-check" --config "$state/config.json" --rou
 check "frontdoor-check passes against the installed stack: $out" "printf '%s' \"\$out\" | grep -q 'all .* checks passed'"
 check "frontdoor-check finds the protect snippet's internal location" \
     "printf '%s' \"\$out\" | grep -q '✓ nginx: snippets/frontdoor-protect.conf is installed and /_frontdoor/session is an internal location'"
+check "frontdoor-check finds the served association files as the config gives them" \
+    "printf '%s' \"\$out\" | grep -q '✓ passkeys: $url/.well-known/assetlinks.json matches passkeys.androidApps' &&
+     printf '%s' \"\$out\" | grep -q '✓ passkeys: $url/.well-known/apple-app-site-association matches passkeys.iosAppIds'"
 check "the installed (static) frontdoor-check finds the box's glibc the one it was built with" \
     "printf '%s' \"\$out\" | grep -q '✓ glibc: 2\.'"
 # The installed frontdoor-admin against the same store: counts, a backup, and one account.

@@ -9,6 +9,18 @@ import Shared
 /// and logged; the latest at `/events/last`).
 public enum DevProvider {
     public static let smtpPort = 8025
+    /// The development stack's passkeys: its RP ID, and the apps of the phone at `/phone/*`.
+    public static let passkeyRpId = "localhost"
+    public static let passkeyIOSAppId = "DEVTEAM001.dev.frontdoor.app"
+    public static let passkeyAndroidPackage = "dev.frontdoor.app"
+    /// A made-up signing key's SHA-256: the development Android app's origin and assetlinks line.
+    public static let passkeyAndroidKey = SHA256.hash(Array("frontdoor development Android signing key".utf8))
+
+    static func devPhone() -> DevPhone {
+        DevPhone(rpId: passkeyRpId, origins: [
+            .ios: "https://" + passkeyRpId, .android: PasskeyOrigins.android(certificateSHA256: passkeyAndroidKey),
+        ])
+    }
 
     public static func serve(port: Int, smtpPort: Int = smtpPort, eventsSecretFile: String? = nil) throws -> Never {
         let receiver = try eventsSecretFile.map { file in
@@ -26,11 +38,20 @@ public enum DevProvider {
             FileIO.log("frontdoor-dev: mail to \(message.recipients.joined(separator: ", ")): code \(message.code ?? "-")")
         }
         let google = try FakeGoogle(keys: [try SigningKey.rsa(kid: "dev-\(Clock.now())")], port: port)
+        let phone = devPhone()
         google.server.setHandler { request in
             let (path, query) = splitQuery(request.path)
             if let answer = apple.respond(to: request) ?? firebase.respond(to: request) { return answer }
             if let answer = receiver?.respond(to: request) { return answer }
+            if path.hasPrefix("/phone/") { return .respond(phoneAnswer(phone, path: path, query: query, body: request.body)) }
             switch path {
+            case "/mail/code":
+                // The code of the latest mail alone, for scripts (make run's passkey tour).
+                guard let code = sink.messages.last?.code else {
+                    return .respond(.json(#"{"error":"no mail with a code yet"}"#, status: 404))
+                }
+                return .respond(LoopbackHTTPServer.Response(
+                    status: 200, headers: [("Content-Type", "text/plain")], body: Array(code.utf8)))
             case "/mail/last":
                 guard let last = sink.messages.last else {
                     return .respond(.json(#"{"error":"no mail yet"}"#, status: 404))
@@ -93,17 +114,39 @@ public enum DevProvider {
         while true { pause() }
     }
 
+    /// `/phone/create` and `/phone/get`: a begin answer in, the finish body out (`?as=android`
+    /// plays the Android app; `?name=` names the passkey, or the session).
+    static func phoneAnswer(_ phone: DevPhone, path: String, query: [String: String], body: [UInt8]) -> LoopbackHTTPServer.Response {
+        guard let begin = try? JSONParser.parse(body) else {
+            return .json(#"{"error":"post the begin answer of passkey or signin-passkey as the body"}"#, status: 400)
+        }
+        let platform: DevPhone.Platform = query["as"] == "android" ? .android : .ios
+        do {
+            switch path {
+            case "/phone/create": return .json(try phone.create(begin, platform: platform, name: query["name"]).serialized)
+            case "/phone/get": return .json(try phone.get(begin, platform: platform, deviceName: query["name"]).serialized)
+            default: return .json(#"{"error":"the phone has /phone/create and /phone/get"}"#, status: 404)
+            }
+        } catch {
+            FileIO.log("frontdoor-dev: phone: \(error.message)")
+            return .json(JSONValue.object([("error", .string(error.message))]).serialized, status: 422)
+        }
+    }
+
     /// The development provider makes new keys at every start, while the store may still hold the
     /// last run's key set for an hour: a query naming this start keys the cache afresh (the fakes
     /// ignore it), so a restarted `make run` never waits out the one-refetch-a-minute rule.
     static var keysQuery: String { "?start=\(Clock.now())" }
 
     /// `eventsSecretFile`: the events section, pointed at the development receiver (the file is
-    /// made if missing). `postgres`: the store on PostgreSQL instead of the SQLite file
-    /// (`make run STORE=postgres`), with the box's ledger and the audit key every box shares.
+    /// made if missing).
+    /// `siteURL`: where the stack serves the association files (`passkeys.siteUrl`, for
+    /// `frontdoor-check`); the phone at `/phone/*` plays its iOS and Android apps.
+    /// `postgres`: the store on PostgreSQL instead of the SQLite file (`make run STORE=postgres`),
+    /// with the box's ledger and the audit key every box shares.
     public static func config(
         databasePath: String, providerURL: String, smtpPort: Int = smtpPort, eventsSecretFile: String? = nil,
-        postgres: (url: String, ledgerFile: String, auditKeyFile: String)? = nil
+        siteURL: String? = nil, postgres: (url: String, ledgerFile: String, auditKeyFile: String)? = nil
     ) throws -> JSONValue {
         var members = try baseConfig(databasePath: databasePath, providerURL: providerURL, smtpPort: smtpPort)
         if let postgres {
@@ -113,6 +156,16 @@ public enum DevProvider {
                 ("ledgerFile", .string(postgres.ledgerFile)), ("auditKeyFile", .string(postgres.auditKeyFile)),
             ])))
         }
+        var passkeys: [(String, JSONValue)] = [
+            ("rpId", .string(passkeyRpId)), ("rpName", "frontdoor (development)"),
+            ("androidApps", .array([.object([
+                ("package", .string(passkeyAndroidPackage)),
+                ("certSha256", .array([.string(PasskeyOrigins.fingerprintText(passkeyAndroidKey))])),
+            ])])),
+            ("iosAppIds", .array([.string(passkeyIOSAppId)])),
+        ]
+        if let siteURL { passkeys.append(("siteUrl", .string(siteURL))) }
+        members.append(("passkeys", .object(passkeys)))
         if let eventsSecretFile {
             _ = try DevEventsSecret.ensure(eventsSecretFile)
             members.append(("events", .object([
@@ -199,12 +252,61 @@ public enum DevProvider {
         and one "frontdoor-dev: event …" line each in var/dev-provider.log. Make it fail to watch the
         retries: curl -s '\(providerURL)/events/mode?set=500' (or hang, refuse, accept).
 
+        \(passkeyTour(port: port, providerURL: providerURL))
         Delete the account (no fresh Apple authorization: appleRevocation is not_requested or not_applicable):
 
           curl -s -X POST http://127.0.0.1:\(port)/auth/delete-account -H "Authorization: Bearer <sessionToken>"
 
         Logs: var/nginx-error.log (one line per request), var/dev-provider.log. Stop with: make stop
         """
+    }
+
+    /// The passkey part of the usage text: every indented line is a command, run in order by
+    /// `PasskeyTourTests` against a stack, so the tour stays true.
+    static func passkeyTour(port: String, providerURL: String) -> String {
+        let auth = "http://127.0.0.1:\(port)/auth"
+        let json = "-H 'Content-Type: application/json'"
+        let bearer = "-H \"Authorization: Bearer $SESSION\""
+        func field(_ name: String) -> String { "sed -n 's/.*\"\(name)\":\"\\([^\"]*\\)\".*/\\1/p'" }
+        return """
+            Passkey tour (RP ID \(passkeyRpId)). The development provider plays the phone: /phone/create and
+            /phone/get take the begin answer as the app would, make the passkey or sign with it as the
+            phone's authenticator does (?as=android for the Android app's origin), and answer the
+            finish body the app posts. A passkey needs a proven email, so sign in by email first:
+
+              SESSION=$(curl -s -X POST \(auth)/signin-email \(json) \\
+                   -d '{"action":"register","email":"passkey.tour@example.org","password":"a dev password"}' | \(field("sessionToken")))
+              TICKET=$(curl -s -X POST \(auth)/verify-email \(json) \(bearer) \\
+                   -d '{"action":"verify_own_email"}' | \(field("ticket")))
+              curl -s -X POST \(auth)/verify-email \(json) -d "{\\"action\\":\\"send_code\\",\\"ticket\\":\\"$TICKET\\"}"
+              CODE=$(curl -s \(providerURL)/mail/code)
+              curl -s -X POST \(auth)/verify-email \(json) \\
+                   -d "{\\"action\\":\\"confirm\\",\\"ticket\\":\\"$TICKET\\",\\"code\\":\\"$CODE\\"}"
+
+            Register a passkey on the phone:
+
+              BEGIN=$(curl -s -X POST \(auth)/passkey \(json) \(bearer) -d '{"action":"register_begin"}')
+              FINISH=$(curl -s -X POST '\(providerURL)/phone/create?name=Dev%20phone' -d "$BEGIN")
+              curl -s -X POST \(auth)/passkey \(json) \(bearer) -d "$FINISH"
+
+            Sign in with it (no email, no password: the phone picks its passkey):
+
+              BEGIN=$(curl -s -X POST \(auth)/signin-passkey \(json) -d '{"action":"begin"}')
+              FINISH=$(curl -s -X POST \(providerURL)/phone/get -d "$BEGIN")
+              curl -s -X POST \(auth)/signin-passkey \(json) -d "$FINISH"
+
+            List the account's passkeys, then delete the one made above:
+
+              curl -s -X POST \(auth)/passkey \(json) \(bearer) -d '{"action":"list"}'
+              PASSKEY=$(curl -s -X POST \(auth)/passkey \(json) \(bearer) -d '{"action":"list"}' | \(field("passkeyId")))
+              curl -s -X POST \(auth)/passkey \(json) \(bearer) -d "{\\"action\\":\\"delete\\",\\"passkeyId\\":\\"$PASSKEY\\"}"
+
+            The association files the stack serves for its RP ID (frontdoor-check compares them with the config):
+
+              curl -s http://127.0.0.1:\(port)/.well-known/apple-app-site-association
+              curl -s http://127.0.0.1:\(port)/.well-known/assetlinks.json
+
+            """
     }
 
     static func splitQuery(_ target: String) -> (String, [String: String]) {

@@ -11,6 +11,7 @@ let usage = """
            frontdoor-check --prune [--config PATH]
            frontdoor-check --forget-relay-users [--config PATH]
            frontdoor-check --deliver [--retry-now] [--config PATH]
+           frontdoor-check --print-association-files [--out DIR] [--config PATH]
     The config is PATH, else $AUTH_CONFIG, else /etc/frontdoor/config.json.
     --nginx is nginx's configuration folder (default /etc/nginx): with snippets/frontdoor-protect.conf
     installed, some file there must define its internal session-check location, the snippet must
@@ -27,6 +28,11 @@ let usage = """
     (even while the receiver rests after a failure), oldest first, stopping at the first failure
     of the receiver (an event it refuses with a 4xx waits for its own retry, and the rest go on);
     with --retry-now, events waiting for their next retry are due at once (the receiver is back).
+    --print-association-files prints the files the passkeys.rpId domain must serve under
+    /.well-known/ (apple-app-site-association from passkeys.iosAppIds, assetlinks.json from
+    passkeys.androidApps); with --out it writes them into DIR instead (make install does, for
+    nginx) and removes one the config no longer gives. The self-check fetches the live files
+    from passkeys.siteUrl and names where they differ from the config.
     Exit status: 0 when every check passed, 1 when one failed, 2 for a usage error.
     """
 
@@ -66,7 +72,9 @@ let prune = arguments.flag("--prune")
 let forgetRelayUsers = arguments.flag("--forget-relay-users")
 let deliver = arguments.flag("--deliver")
 let retryNow = arguments.flag("--retry-now")
-guard arguments.rest.isEmpty else {
+let printAssociationFiles = arguments.flag("--print-association-files")
+let associationDirectory = arguments.take("--out")
+guard arguments.rest.isEmpty, associationDirectory == nil || printAssociationFiles else {
     print(usage)
     exit(2)
 }
@@ -80,6 +88,25 @@ func writableConfig() throws -> Config {
         exit(1)
     }
     return config
+}
+
+if printAssociationFiles {
+    do {
+        let config = try Config.load(environment: ["AUTH_CONFIG": configPath])
+        if let associationDirectory {
+            for line in try AssociationFilesCommand.write(config, to: associationDirectory) { print("✓ " + line) }
+        } else {
+            print(AssociationFilesCommand.text(config), terminator: "")
+        }
+        exit(0)
+    } catch let error as ConfigError {
+        print("✗ config \(configPath): \(error)")
+    } catch let error as FrontdoorError {
+        print("✗ association files: \(error.detail ?? error.message)")
+    } catch {
+        print("✗ association files: \(error)")
+    }
+    exit(1)
 }
 
 if prune {

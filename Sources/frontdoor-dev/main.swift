@@ -29,7 +29,7 @@ case "serve":
     }
 case "config":
     guard let database = option("--database", in: arguments), let provider = option("--provider", in: arguments) else {
-        fail("usage: frontdoor-dev config --database PATH --provider URL [--smtp-port N] [--events-secret FILE]"
+        fail("usage: frontdoor-dev config --database PATH --provider URL [--smtp-port N] [--events-secret FILE] [--site URL]"
             + " [--postgres-url URL --ledger FILE --audit-key FILE]")
     }
     var postgres: (url: String, ledgerFile: String, auditKeyFile: String)? = nil
@@ -43,7 +43,8 @@ case "config":
         let config = try DevProvider.config(
             databasePath: database, providerURL: provider,
             smtpPort: option("--smtp-port", in: arguments).flatMap(Int.init) ?? DevProvider.smtpPort,
-            eventsSecretFile: option("--events-secret", in: arguments), postgres: postgres)
+            eventsSecretFile: option("--events-secret", in: arguments), siteURL: option("--site", in: arguments),
+            postgres: postgres)
         print(config.serialized)
     } catch {
         fail("config: \(error)")
@@ -88,7 +89,7 @@ case "usage":
 default:
     fail(
         "usage: frontdoor-dev serve --port N [--smtp-port N] [--events-secret FILE] "
-            + "| config --database PATH --provider URL [--smtp-port N] [--events-secret FILE] "
+            + "| config --database PATH --provider URL [--smtp-port N] [--events-secret FILE] [--site URL] "
             + "| usage --port N --provider URL | hint-cost --database PATH | outbox-cost --database PATH [--events N] "
             + "| wal-stress --database PATH --writer NAME --commits N --seed N")
 }

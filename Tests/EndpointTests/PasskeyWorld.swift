@@ -117,12 +117,13 @@ struct PasskeyWorld {
     /// Every row a passkey request may change, for "nothing changed".
     func snapshot() throws -> [String] {
         let db = try h.database()
+        let hex = { (column: String) in TestStore.hex(column, db) }
         var rows: [String] = []
         for sql in [
-            "SELECT hex(credential_id), account_id, sign_count, backup_eligible, backup_state, last_used_at, counter_regressions, backup_changes FROM passkeys ORDER BY 1",
-            "SELECT hex(token_hash), account_id, expires_at FROM sessions ORDER BY 1",
-            "SELECT kind, hex(key), number, expires_at FROM ephemeral WHERE kind = 8 ORDER BY 2",
-            "SELECT id, hex(passkey_handle) FROM accounts ORDER BY 1",
+            "SELECT \(hex("credential_id")), account_id, sign_count, backup_eligible, backup_state, last_used_at, counter_regressions, backup_changes FROM passkeys ORDER BY 1",
+            "SELECT \(hex("token_hash")), account_id, expires_at FROM sessions ORDER BY 1",
+            "SELECT kind, \(hex("key")), number, expires_at FROM ephemeral WHERE kind = 8 ORDER BY 2",
+            "SELECT id, \(hex("passkey_handle")) FROM accounts ORDER BY 1",
             "SELECT count(*) FROM events",
         ] {
             rows += try db.query(sql).map { row in

@@ -20,7 +20,12 @@ import Testing
         let out = result.stdoutText
         #expect(out.contains("✓ config \(h.configPath): valid (google, mail, development)"))
         #expect(out.contains("✓ config file \(h.configPath): mode 0600"))
-        #expect(out.contains("✓ database \(h.databasePath): schema version \(Database.schemaVersion), journal mode wal"))
+        if let postgres = h.postgres {
+            #expect(out.contains("✓ store \(postgres.url()): PostgreSQL 15"), "\(out)")
+            #expect(out.contains("schema version \(Database.schemaVersion)"))
+        } else {
+            #expect(out.contains("✓ database \(h.databasePath): schema version \(Database.schemaVersion), journal mode wal"))
+        }
         #expect(out.contains("✓ Google keys: HTTP answered 200"))
         #expect(h.google.certFetches == 1)
         #expect(out.contains("✓ mail server 127.0.0.1:\(h.smtp.port): accepts connections"))

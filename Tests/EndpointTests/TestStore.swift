@@ -50,4 +50,9 @@ extension TestStore {
         return try db.query("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
             .compactMap { $0.text(0) }
     }
+
+    /// A bytes column as upper-case hex, in SQL either engine runs (SQLite's `hex`, PostgreSQL's `encode`).
+    static func hex(_ column: String, _ db: Database) -> String {
+        db.isPostgres ? "upper(encode(\(column), 'hex'))" : "hex(\(column))"
+    }
 }

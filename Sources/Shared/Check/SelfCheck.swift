@@ -86,6 +86,7 @@ public struct SelfCheck {
         }
         checkEvents(config, note: note)
         checkProviderEvents(config, note: note)
+        checkPasskeys(config, note: note)
         return findings
     }
 

@@ -212,6 +212,7 @@ public struct Config: Sendable {
         }
         if let mail { urls.append(("mail.smtpUrl", mail.smtpUrl)) }
         if let events { urls.append(("events.url", events.url)) }
+        if let passkeys { urls.append(("passkeys.siteUrl", passkeys.siteUrl)) }
         return urls
     }
 

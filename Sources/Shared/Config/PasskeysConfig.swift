@@ -21,6 +21,9 @@ extension Config {
         public var androidApps: [AndroidApp]
         /// `TEAMID.bundle.id` of every iOS app.
         public var iosAppIds: [String]
+        /// Where `frontdoor-check` fetches the live association files from (`https://<rpId>` unless
+        /// set): a key, so the tests and `make run` point it at loopback.
+        public var siteUrl: String
 
         /// The exact origins a response may come from.
         public var relyingParty: PasskeyRelyingParty {
@@ -56,8 +59,15 @@ extension Config.Passkeys {
                 throw ConfigError(key: "\(r.key("iosAppIds"))[\(i)]", reason: "must be TEAMID.bundle.id (a 10-character team id)")
             }
         }
+        let siteUrl = try r.url("siteUrl", default: "https://" + rpId)
+        // The files' paths are added to it: a path, query or user of its own would be lost or sent.
+        guard let scheme = siteUrl.split(separator: ":").first, scheme == "https" || scheme == "http",
+            !siteUrl.dropFirst(scheme.count + 3).contains(where: { "/?#@".contains($0) })
+        else {
+            throw ConfigError(key: r.key("siteUrl"), reason: "must be the site's base URL, https://<host>[:port], no path")
+        }
         try r.rejectUnknown()
-        return Config.Passkeys(rpId: rpId, rpName: rpName, androidApps: apps, iosAppIds: iosAppIds)
+        return Config.Passkeys(rpId: rpId, rpName: rpName, androidApps: apps, iosAppIds: iosAppIds, siteUrl: siteUrl)
     }
 
     private static func readApp(_ r: inout ConfigReader) throws(ConfigError) -> AndroidApp {

@@ -27,3 +27,17 @@ public enum PasskeyAssociationFiles {
         .object([("webcredentials", .object([("apps", .array(iosAppIds.map { .string($0) }))]))])
     }
 }
+
+extension PasskeyAssociationFiles {
+    public static let appleName = "apple-app-site-association"
+    public static let androidName = "assetlinks.json"
+
+    /// The files the domain serves under `/.well-known/`, by name: each only for a platform that
+    /// has apps in the config (the other answers 404, as a domain without it does).
+    public static func files(_ passkeys: Config.Passkeys) -> [(name: String, json: JSONValue)] {
+        var out: [(String, JSONValue)] = []
+        if !passkeys.iosAppIds.isEmpty { out.append((appleName, webCredentials(passkeys.iosAppIds))) }
+        if !passkeys.androidApps.isEmpty { out.append((androidName, assetLinks(passkeys.androidApps))) }
+        return out
+    }
+}
