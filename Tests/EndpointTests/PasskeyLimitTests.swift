@@ -106,3 +106,35 @@ extension PasskeyTests {
         #expect(try w.h.count("passkeys") == Int64(max + 1))
     }
 }
+
+extension PasskeyTests {
+    /// Two finishes at 19 passkeys, the first held after its insert, uncommitted: on PostgreSQL the
+    /// second is held there too (both counted 19), and SERIALIZABLE lets only one commit, the other
+    /// retried whole and refused; on SQLite the second waits for the writer lock. Either way: 20.
+    @Test func twoFinishesAtNineteenMakeTwentyNotTwentyOne() throws {
+        let w = try PasskeyWorld(config: [
+            ("limits", .object([("passkeyRegistrationsPerAccountPerHour", 100), ("passkeyBeginsPerClientPerHour", 100)]))
+        ])
+        let ada = try w.person("ada-cap-race")
+        for _ in 0..<19 { _ = try w.register(try SoftwareAuthenticator(), for: ada) }
+        func finish(_ begun: PasskeyWorld.Begun) throws -> HeldRequest {
+            let made = try SoftwareAuthenticator().register(
+                challenge: begun.challenge, rpId: PasskeyWorld.rpId, origin: PasskeyWorld.origin)
+            let json = JSONValue.object([
+                ("action", "register_finish"), ("ceremonyId", .string(begun.ceremonyId)),
+                ("credential", SoftwareAuthenticator.json(made)),
+            ]).serialized
+            return try HeldRequest(w.h, "passkey", json: json, holdAt: "passkey-registered", authorization: ada.bearer)
+        }
+        let (one, two) = (try w.registerBegin(ada), try w.registerBegin(ada))
+        let first = try finish(one)
+        try first.waitUntilHeld()
+        let second = try finish(two)
+        if w.h.postgres != nil { try second.waitUntilHeld() }
+        let answers = [try first.release(), try second.release()]
+        #expect(answers.map(\.status).sorted() == [200, 409], "\(answers.map(\.rawBody))")
+        #expect(answers.contains { $0.errorCode == "too_many_passkeys" })
+        #expect(try w.h.count("passkeys") == 20)
+        #expect(try w.h.count(.passkeyCeremony) == 1, "the refused finish's ceremony stays, as after any refusal")
+    }
+}
