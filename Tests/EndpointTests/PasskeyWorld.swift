@@ -49,6 +49,15 @@ struct PasskeyWorld {
         try h.run("signin-passkey", json: JSONValue.object(body).serialized)
     }
 
+    /// A request from the client at `address` (`REMOTE_ADDR`), which the per-client limits count by.
+    func run(_ endpoint: String, _ body: [(String, JSONValue)], _ person: Person? = nil, from address: String) throws
+        -> CGIAnswer
+    {
+        try h.run(
+            endpoint, body: Array(JSONValue.object(body).serialized.utf8), authorization: person?.bearer,
+            extraEnvironment: ["REMOTE_ADDR": address])
+    }
+
     struct Begun {
         let ceremonyId: String
         let challenge: [UInt8]

@@ -100,6 +100,12 @@ public struct Config: Sendable {
         /// Apple sign-ins per client that failed after the checks made on the box (a nonce row
         /// and a Firebase call each).
         public var appleFailuresPerClientPerHour: Int64 = 30
+        /// Passkey ceremonies begun (`signin-passkey` begin and `passkey` register_begin together)
+        /// per client and per IPv6 /48: each is a stored row for its 5 minutes.
+        public var passkeyBeginsPerClientPerHour: Int64 = 60
+        public var passkeyBeginsPerNetworkPerHour: Int64 = 300
+        /// `register_begin`s per account, from any of its sessions.
+        public var passkeyRegistrationsPerAccountPerHour: Int64 = 20
     }
 
     /// `delete-account`: where the audit hash's key lives and how long revoking Apple may take.
@@ -415,6 +421,13 @@ public struct Config: Sendable {
                 "codeFailuresPerEmailPerDay", default: l.codeFailuresPerEmailPerDay, range: 5...10_000)
             l.appleFailuresPerClientPerHour = try r.int(
                 "appleFailuresPerClientPerHour", default: l.appleFailuresPerClientPerHour, range: 1...100_000)
+            l.passkeyBeginsPerClientPerHour = try r.int(
+                "passkeyBeginsPerClientPerHour", default: l.passkeyBeginsPerClientPerHour, range: 1...100_000)
+            l.passkeyBeginsPerNetworkPerHour = try r.int(
+                "passkeyBeginsPerNetworkPerHour", default: l.passkeyBeginsPerNetworkPerHour, range: 1...1_000_000)
+            l.passkeyRegistrationsPerAccountPerHour = try r.int(
+                "passkeyRegistrationsPerAccountPerHour", default: l.passkeyRegistrationsPerAccountPerHour,
+                range: 1...10_000)
             config.limits = l
             try r.rejectUnknown()
         }

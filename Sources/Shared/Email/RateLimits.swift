@@ -141,6 +141,21 @@ extension Config.Limits {
             } ?? [])
     }
 
+    /// Passkey ceremonies begun by one client (and its IPv6 /48), sign-ins and registrations
+    /// together; a registration also counts for its account (`passkeyRegistration`).
+    func passkeyBegin(client: String, network: String?, secret: [UInt8]) -> [RateLimits.Limit] {
+        [.init("passkey-client", client, maximum: passkeyBeginsPerClientPerHour, windowSeconds: 3600, secret: secret)]
+            + (network.map {
+                [.init("passkey-net", $0, maximum: passkeyBeginsPerNetworkPerHour, windowSeconds: 3600, secret: secret)]
+            } ?? [])
+    }
+
+    func passkeyRegistration(accountId: String, secret: [UInt8]) -> RateLimits.Limit {
+        .init(
+            "passkey-account", accountId, maximum: passkeyRegistrationsPerAccountPerHour, windowSeconds: 3600,
+            secret: secret)
+    }
+
     func resetRequest(client: String, network: String?, secret: [UInt8]) -> [RateLimits.Limit] {
         [
             .init(

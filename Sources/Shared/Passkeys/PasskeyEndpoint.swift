@@ -37,9 +37,17 @@ public enum PasskeyEndpoint {
 
     static func registerBegin(_ context: RequestContext, _ passkeys: Config.Passkeys) throws(FrontdoorError) -> CGIResponse {
         let db = try context.database()
+        let limits = context.config.limits
+        let secret = try context.rateLimitSecret()
         let options = try db.transaction { () throws(FrontdoorError) -> JSONValue in
             let session = try session(context, db)
             let (email, name) = try eligible(session.accountId, db)
+            // A full account is told before its phone makes a passkey we would refuse, and counts nothing.
+            try PasskeyStore.refuseIfFull(session.accountId, db: db)
+            try RateLimits.hit(
+                limits.passkeyBegin(client: context.client, network: context.network, secret: secret)
+                    + [limits.passkeyRegistration(accountId: session.accountId, secret: secret)],
+                db: db, now: context.now)
             let handle = try PasskeyStore.userHandle(session.accountId, db: db)
             let begun = try PasskeyCeremonies.begin(.registration, sessionId: session.sessionId, db: db, now: context.now)
             let excluded = try PasskeyStore.credentials(session.accountId, db: db).map { (id, transports) -> JSONValue in
@@ -95,6 +103,8 @@ public enum PasskeyEndpoint {
             } catch {
                 throw error.frontdoorError
             }
+            // Again here: two ceremonies begun under the cap may both finish.
+            try PasskeyStore.refuseIfFull(session.accountId, db: db)
             try PasskeyStore.insert(registered, accountId: session.accountId, name: name, db: db, now: context.now)
             try Events.record(
                 .linked(provider: "passkey"), accountId: session.accountId, in: db, config: context.config, now: context.now)

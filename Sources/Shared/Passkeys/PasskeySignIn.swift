@@ -20,8 +20,12 @@ public enum PasskeySignIn {
 
     static func begin(_ context: RequestContext, _ passkeys: Config.Passkeys) throws(FrontdoorError) -> CGIResponse {
         let db = try context.database()
+        let limits = context.config.limits.passkeyBegin(
+            client: context.client, network: context.network, secret: try context.rateLimitSecret())
+        // Counted with the ceremony's row, so concurrent begins cannot all slip under the limit.
         let begun = try db.transaction { () throws(FrontdoorError) -> PasskeyCeremonies.Begun in
-            try PasskeyCeremonies.begin(.signIn, sessionId: nil, db: db, now: context.now)
+            try RateLimits.hit(limits, db: db, now: context.now)
+            return try PasskeyCeremonies.begin(.signIn, sessionId: nil, db: db, now: context.now)
         }
         return CGIResponse(status: 200, body: .object([
             ("ceremonyId", .string(begun.ceremonyId)),

@@ -24,6 +24,22 @@ enum PasskeyStore {
         return handle
     }
 
+    /// The most passkeys one account holds. A person needs one per place that keeps passkeys (a
+    /// platform's synced keychain, a password manager, a security key, a work phone): a handful.
+    /// 20 leaves room for all of them and bounds what every `register_begin` lists in
+    /// `excludeCredentials` and `account get` lists, and what a stolen session can add.
+    static let maximumPerAccount: Int64 = 20
+
+    /// 409 `too_many_passkeys` when the account holds `maximumPerAccount` already.
+    static func refuseIfFull(_ accountId: String, db: Database) throws(FrontdoorError) {
+        let held = try db.query("SELECT count(*) FROM passkeys WHERE account_id = ?", [.text(accountId)]).first?.int(0) ?? 0
+        guard held < maximumPerAccount else {
+            throw FrontdoorError(
+                .tooManyPasskeys, "This account has as many passkeys as it can hold. Delete one to add another.",
+                detail: "passkey refused: the account holds \(held)")
+        }
+    }
+
     /// Stores a verified registration; `credential_taken` when the id is registered anywhere.
     static func insert(
         _ passkey: RegisteredPasskey, accountId: String, name: String?, db: Database, now: UnixTime

@@ -15,6 +15,7 @@ public struct FrontdoorError: Error, Sendable, CustomStringConvertible {
         case notFound = "not_found"
         case emailTaken = "email_taken"
         case credentialTaken = "credential_taken"
+        case tooManyPasskeys = "too_many_passkeys"
         case proofRequired = "proof_required"
         case payloadTooLarge = "payload_too_large"
         case unsupportedMediaType = "unsupported_media_type"
@@ -56,7 +57,7 @@ public struct FrontdoorError: Error, Sendable, CustomStringConvertible {
         case .emailNotVerified, .accountDisabled: 403
         case .notFound: 404
         case .methodNotAllowed: 405
-        case .emailTaken, .credentialTaken, .proofRequired: 409
+        case .emailTaken, .credentialTaken, .tooManyPasskeys, .proofRequired: 409
         case .payloadTooLarge: 413
         case .unsupportedMediaType: 415
         case .invalidEmail, .invalidPassword: 422
