@@ -26,7 +26,7 @@ final class PostgresDatabase {
     /// Whether the schema version was read (and the store migrated, or refused) yet.
     private var schemaChecked = false
 
-    /// `withFirstStatement`: the schema is checked with the first statement, not here; a first
+    /// `checkSchemaWithFirstStatement`: the schema is checked with the first statement, not here; a first
     /// plain SELECT outside a transaction then goes in the same write as the version read (one
     /// round trip fewer for a process that lives one request).
     init(url: PostgresURL, timeoutSeconds: Double, durability: Database.Durability, checkSchemaWithFirstStatement: Bool = false)
