@@ -38,7 +38,8 @@ public final class RequestContext {
 
     public func database() throws(FrontdoorError) -> Database {
         if let openedDatabase { return openedDatabase }
-        let db = try Database(config: config, durability: durability)
+        // A request lives one process: its first read carries the schema check along.
+        let db = try Database(config: config, durability: durability, checkSchemaWithFirstStatement: true)
         openedDatabase = db
         return db
     }

@@ -21,6 +21,9 @@ public final class PostgresConnection {
     public let timeoutSeconds: Double
     /// The server's state after the last exchange (its ReadyForQuery).
     public private(set) var transactionStatus: TransactionStatus = .idle
+    /// Requests written and waited for since login (a pipelined pair counts once): what the
+    /// tests count, as a request's cost is mostly its round trips.
+    public private(set) var roundTrips = 0
     /// What the server reported with ParameterStatus (`server_version`, `client_encoding`, …),
     /// names and values side by side: plain string arrays cost a process no generic set-up.
     private var parameterNames: [String] = []
@@ -117,11 +120,56 @@ public final class PostgresConnection {
         case parse, bind, describe, rows, done
     }
 
+    /// Two statements in one write, each with its own Sync, so neither's failure touches the
+    /// other (outside a transaction each is a transaction of its own); then both answers. A
+    /// server's error comes back in its answer; one that ends the connection is thrown.
+    func queryPipelined(
+        _ first: (sql: String, params: [SQLValue]), _ second: (sql: String, params: [SQLValue])
+    ) throws(PostgresError) -> (Result<PostgresResult, PostgresError>, Result<PostgresResult, PostgresError>) {
+        try checkUsable()
+        var out = PostgresFrontend()
+        for statement in [first, second] {
+            try out.parse(statement.sql, statement.params)
+            try out.bind(statement.params)
+            out.describePortal()
+            out.execute()
+            out.sync()
+        }
+        let deadline = try send(out.bytes)
+        var answers: [Result<PostgresResult, PostgresError>] = []
+        for _ in 0..<2 {
+            do {
+                answers.append(.success(try answer(extended: true, deadline: deadline)))
+            } catch {
+                // Only an error in step with the stream leaves the second answer to read.
+                guard error.kind == .server && !error.endsConnection else { throw error }
+                answers.append(.failure(error))
+            }
+        }
+        return (answers[0], answers[1])
+    }
+
     /// Sends one request and reads its answer up to ReadyForQuery.
     private func exchange(_ bytes: [UInt8], extended: Bool) throws(PostgresError) -> PostgresResult {
+        let deadline = try send(bytes)
+        return try answer(extended: extended, deadline: deadline)
+    }
+
+    /// Writes one request (or a pipelined pair); returns the deadline for its answers.
+    private func send(_ bytes: [UInt8]) throws(PostgresError) -> Double {
         let deadline = Clock.monotonicMillis() + timeoutSeconds * 1000
-        do throws(PostgresError) {
+        roundTrips += 1
+        do {
             try socket.write(bytes, deadline: deadline)
+        } catch {
+            throw failed(error)
+        }
+        return deadline
+    }
+
+    /// Reads one answer up to its ReadyForQuery.
+    private func answer(extended: Bool, deadline: Double) throws(PostgresError) -> PostgresResult {
+        do throws(PostgresError) {
             var phase: Phase = extended ? .parse : .describe
             var columns: [BackendMessage.Column] = []
             var rows: [Row] = []
@@ -174,12 +222,17 @@ public final class PostgresConnection {
             return PostgresResult(columns: columns.map(\.name), rows: rows, command: tag)
         } catch {
             if error.kind == .server && !error.endsConnection { throw error }
-            // A server that ended the connection said why first (57P01 for an operator's
-            // shutdown, pgbouncer's 08P01): that reason is worth more than "connection lost".
-            let reported = error.kind == .connectionLost ? (lastWords() ?? error) : error
-            fail(reported)
-            throw reported
+            throw failed(error)
         }
+    }
+
+    /// The stream is out of step or gone: the connection is failed, and this is what to throw.
+    private func failed(_ error: PostgresError) -> PostgresError {
+        // A server that ended the connection said why first (57P01 for an operator's
+        // shutdown, pgbouncer's 08P01): that reason is worth more than "connection lost".
+        let reported = error.kind == .connectionLost ? (lastWords() ?? error) : error
+        fail(reported)
+        return reported
     }
 
     /// An ErrorResponse that arrived before the connection broke, if one did.

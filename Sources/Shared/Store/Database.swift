@@ -71,17 +71,28 @@ public final class Database {
     /// Connects to PostgreSQL (through the box's pgbouncer) and brings its schema to
     /// `schemaVersion` (`PostgresMigrations`): safe when several boxes do it at once, and a store
     /// from a newer version of the code is refused. `boxPath` is the stem of this box's files.
+    /// `checkSchemaWithFirstStatement`: all that happens with the first statement instead (its
+    /// error then), a first plain SELECT in the same round trip as the version read.
     public init(
-        postgres url: PostgresURL, boxPath: String, timeoutSeconds: Double = 10, durability: Durability = .powerCutSafe
+        postgres url: PostgresURL, boxPath: String, timeoutSeconds: Double = 10, durability: Durability = .powerCutSafe,
+        checkSchemaWithFirstStatement: Bool = false
     ) throws(FrontdoorError) {
         path = boxPath
-        engine = .postgres(try PostgresDatabase(url: url, timeoutSeconds: timeoutSeconds, durability: durability))
+        engine = .postgres(
+            try PostgresDatabase(
+                url: url, timeoutSeconds: timeoutSeconds, durability: durability,
+                checkSchemaWithFirstStatement: checkSchemaWithFirstStatement))
     }
 
     /// The store the config names: `postgresUrl` when it is set, else the SQLite file.
-    public convenience init(config: Config, durability: Durability = .powerCutSafe) throws(FrontdoorError) {
+    /// `checkSchemaWithFirstStatement` as above (SQLite reads its version at open, at no cost).
+    public convenience init(config: Config, durability: Durability = .powerCutSafe, checkSchemaWithFirstStatement: Bool = false)
+        throws(FrontdoorError)
+    {
         if let store = config.postgresStore {
-            try self.init(postgres: store.url, boxPath: config.databasePath, durability: durability)
+            try self.init(
+                postgres: store.url, boxPath: config.databasePath, durability: durability,
+                checkSchemaWithFirstStatement: checkSchemaWithFirstStatement)
         } else {
             try self.init(path: config.databasePath, durability: durability)
         }
@@ -91,6 +102,12 @@ public final class Database {
     public var isPostgres: Bool {
         if case .postgres = engine { return true }
         return false
+    }
+
+    /// Round trips to PostgreSQL since login; nil on SQLite. For the tests.
+    var postgresRoundTrips: Int? {
+        if case .postgres(let db) = engine { return db.connection.roundTrips }
+        return nil
     }
 
     /// PostgreSQL's `server_version` (through pgbouncer, that of the server it logged in to); nil on SQLite.

@@ -23,20 +23,67 @@ final class PostgresDatabase {
     /// Set when the server aborted the current attempt for a conflict (40001, 40P01): whatever
     /// the body made of that error, the attempt is over and may run again.
     private var conflicted = false
+    /// Whether the schema version was read (and the store migrated, or refused) yet.
+    private var schemaChecked = false
 
-    init(url: PostgresURL, timeoutSeconds: Double, durability: Database.Durability) throws(FrontdoorError) {
+    /// `checkSchemaWithFirstStatement`: the schema is checked with the first statement, not here; a first
+    /// plain SELECT outside a transaction then goes in the same write as the version read (one
+    /// round trip fewer for a process that lives one request).
+    init(url: PostgresURL, timeoutSeconds: Double, durability: Database.Durability, checkSchemaWithFirstStatement: Bool = false)
+        throws(FrontdoorError)
+    {
         flushAtCommit = durability == .powerCutSafe
         do {
             connection = try PostgresConnection(url, timeoutSeconds: timeoutSeconds)
         } catch {
             throw error.frontdoorError
         }
+        guard !checkSchemaWithFirstStatement else { return }
         do throws(FrontdoorError) {
-            try PostgresMigrations.migrate(self)
+            try checkSchema()
         } catch {
             connection.close()
             throw error
         }
+    }
+
+    /// The version read, then a migration or a refusal when the store is not at this code's version.
+    private func checkSchema() throws(FrontdoorError) {
+        try PostgresMigrations.migrate(self)
+        schemaChecked = true
+    }
+
+    /// The first statement, a plain SELECT outside a transaction: the version read and it in
+    /// one write. Its rows count only when the version is this code's; otherwise the store is
+    /// migrated (or refused) as `migrate` does, and nil says to run the SELECT again.
+    private func firstSelect(_ text: String, _ params: [SQLValue]) throws(FrontdoorError) -> PostgresResult? {
+        let answers: (Result<PostgresResult, PostgresError>, Result<PostgresResult, PostgresError>)
+        do {
+            answers = try connection.queryPipelined((PostgresMigrations.versionSQL, []), (text, params))
+        } catch {
+            throw error.frontdoorError
+        }
+        guard try PostgresMigrations.version(answers.0) == PostgresMigrations.currentVersion else {
+            try checkSchema()
+            return nil
+        }
+        schemaChecked = true
+        switch answers.1 {
+        case .success(let result): return result
+        case .failure(let error):
+            // A conflict goes round `execute`'s loop like any other.
+            guard error.isRetryable else { throw error.frontdoorError }
+            return nil
+        }
+    }
+
+    /// A SELECT that is not a WITH (which may write) nor anything else: what may run before the
+    /// version is known, since its rows are dropped unless the version is right.
+    static func isPlainSelect(_ text: String) -> Bool {
+        let head = text.utf8.drop { $0 == 0x20 || $0 == 0x0A || $0 == 0x09 || $0 == 0x0D }.prefix(7)
+        guard head.count == 7 else { return false }
+        let word = head.prefix(6).map { $0 | 0x20 }
+        return word == Array("select".utf8) && [0x20, 0x0A, 0x09, 0x0D].contains(head.last ?? 0)
     }
 
     func query(_ sql: String, _ params: [SQLValue]) throws(FrontdoorError) -> [Row] {
@@ -69,6 +116,10 @@ final class PostgresDatabase {
                 detail: "postgres: bind: a text parameter holds U+0000")
         }
         let alone = connection.transactionStatus == .idle
+        if !schemaChecked {
+            if alone && Self.isPlainSelect(text), let result = try firstSelect(text, params) { return result }
+            if !schemaChecked { try checkSchema() }
+        }
         let started = Clock.monotonicMillis()
         var attempt = 1
         while true {
@@ -95,6 +146,7 @@ final class PostgresDatabase {
         guard connection.transactionStatus == .idle else {
             throw .internal("postgres: transaction: already inside a transaction")
         }
+        if !schemaChecked { try checkSchema() }
         let started = Clock.monotonicMillis()
         var attempt = 1
         while true {

@@ -164,13 +164,26 @@ enum PostgresMigrations {
         }
     }
 
+    /// Reads the version row.
+    static let versionSQL = "SELECT version FROM schema_version WHERE id = 1"
+
     /// The version row; nil when the store has no schema yet (42P01: no such table).
     private static func readVersion(_ db: PostgresDatabase) throws(FrontdoorError) -> Int? {
+        let answer: Result<PostgresResult, PostgresError>
         do {
-            guard let version = try db.connection.query("SELECT version FROM schema_version WHERE id = 1").rows.first?.int(0)
-            else { return nil }
-            return Int(version)
+            answer = .success(try db.connection.query(versionSQL))
         } catch {
+            answer = .failure(error)
+        }
+        return try version(answer)
+    }
+
+    /// What `versionSQL` answered, as `readVersion` reads it.
+    static func version(_ answer: Result<PostgresResult, PostgresError>) throws(FrontdoorError) -> Int? {
+        switch answer {
+        case .success(let result):
+            return result.rows.first?.int(0).map { Int($0) }
+        case .failure(let error):
             if error.sqlstate == "42P01" { return nil }
             throw error.frontdoorError
         }
