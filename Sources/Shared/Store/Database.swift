@@ -29,9 +29,8 @@ public final class Database {
         /// The process being killed, and a power cut leaves the file intact, but the last commits
         /// before a power cut may be lost (`synchronous=NORMAL`: the WAL is synced by the next
         /// power-cut-safe commit or checkpoint). For commits whose loss costs a person one more
-        /// sign-in and nothing else. On PostgreSQL, `SET LOCAL synchronous_commit = off` in each
-        /// transaction: the commit returns before the server's WAL flush, and a crash of the
-        /// server may lose the last such commits, never a half of one.
+        /// sign-in and nothing else. On PostgreSQL the same as `powerCutSafe`: an unflushed commit
+        /// there does not survive a crash of the server, so no cheaper level keeps this promise.
         case crashSafe
     }
 

@@ -17,8 +17,12 @@ final class PostgresDatabase {
     static let retryBudgetMillis = 3_000.0
     /// And never more attempts than this, whatever the clock says.
     static let maxAttempts = 64
-    /// crashSafe: each transaction's COMMIT returns without waiting for the WAL flush.
-    let flushAtCommit: Bool
+    /// Every COMMIT waits for the WAL flush, crashSafe or not: SQLite's crashSafe survives the
+    /// death of any process, and a PostgreSQL server that dies loses the commits it had not
+    /// flushed (`synchronous_commit = off`), a new person's account with its answered session
+    /// among them (PostgresRestartTests' immediate stop saw it). There is no cheaper level that
+    /// keeps SQLite's promise, so both levels are the server's own setting.
+    let flushAtCommit = true
     private(set) var changedRows = 0
     /// Set when the server aborted the current attempt for a conflict (40001, 40P01): whatever
     /// the body made of that error, the attempt is over and may run again.
@@ -32,7 +36,6 @@ final class PostgresDatabase {
     init(url: PostgresURL, timeoutSeconds: Double, durability: Database.Durability, checkSchemaWithFirstStatement: Bool = false)
         throws(FrontdoorError)
     {
-        flushAtCommit = durability == .powerCutSafe
         do {
             connection = try PostgresConnection(url, timeoutSeconds: timeoutSeconds)
         } catch {
