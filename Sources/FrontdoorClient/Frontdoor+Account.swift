@@ -8,7 +8,7 @@ extension Frontdoor {
 
     /// Sets the name, or removes it with nil.
     public func setName(_ name: String?) async throws(FrontdoorError) -> Account {
-        try await call("account", .object([("action", "update"), ("name", .text(name))]), bearer: .required)
+        try await call("account", .object([("action", "update"), ("name", name.map(JSONBody.string) ?? .null)]), bearer: .required)
     }
 
     /// The current password proves the person: no recent sign-in needed. Other sessions end.

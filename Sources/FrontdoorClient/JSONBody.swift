@@ -1,5 +1,6 @@
 /// A request body, built member by member (members that are nil are left out).
 enum JSONBody: Encodable, Sendable {
+    case null
     case string(String)
     case bool(Bool)
     case array([JSONBody])
@@ -7,6 +8,9 @@ enum JSONBody: Encodable, Sendable {
 
     func encode(to encoder: any Encoder) throws {
         switch self {
+        case .null:
+            var container = encoder.singleValueContainer()
+            try container.encodeNil()
         case .string(let value):
             var container = encoder.singleValueContainer()
             try container.encode(value)
