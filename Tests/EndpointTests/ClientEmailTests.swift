@@ -14,7 +14,7 @@ import Testing
         let world = try ClientWorld(try Harness())
         let phone = world.phone("Ada's iPhone")
         #expect(try await phone.checkSession() == nil)
-        let session = try await phone.register(email: "ada.cycle@example.org", password: Self.password, name: "Ada")
+        let session = try await phone.register(email: ClientWorld.secret("ada.cycle@example.org"), password: Self.password, name: "Ada")
         _ = ClientWorld.secret(session.sessionToken)
         #expect(session.created)
         #expect(session.providers == [.password])
@@ -28,7 +28,7 @@ import Testing
         #expect(!check.emailVerified)
 
         let tablet = world.phone("Ada's iPad")
-        let second = try await tablet.signIn(email: "ada.cycle@example.org", password: Self.password)
+        let second = try await tablet.signIn(email: ClientWorld.secret("ada.cycle@example.org"), password: Self.password)
         _ = ClientWorld.secret(second.sessionToken)
         #expect(!second.created)
         #expect(second.accountId == session.accountId)
@@ -50,7 +50,7 @@ import Testing
 
         // One session by its id: another's or an unknown one is not found.
         let third = world.phone()
-        let thirdSession = try await third.signIn(email: "ada.cycle@example.org", password: Self.password)
+        let thirdSession = try await third.signIn(email: ClientWorld.secret("ada.cycle@example.org"), password: Self.password)
         #expect(await ClientWorld.failure { try await phone.signOut(.session("no-such-session")) } == .notFound)
         #expect(try await phone.signOut(.session(thirdSession.sessionId)) == 1)
         #expect(try await third.checkSession() == nil)
@@ -58,19 +58,19 @@ import Testing
         #expect(try await phone.deleteAccount() == .notApplicable)
         #expect(try phone.storedSession() == nil)
         #expect(await ClientWorld.failure {
-            try await phone.signIn(email: "ada.cycle@example.org", password: Self.password)
+            try await phone.signIn(email: ClientWorld.secret("ada.cycle@example.org"), password: Self.password)
         } == .invalidCredentials)
     }
 
     @Test func signingOutThisPhoneForgetsItsSession() async throws {
         let world = try ClientWorld(try Harness())
         let phone = world.phone()
-        _ = try await phone.register(email: "out@example.org", password: Self.password)
+        _ = try await phone.register(email: ClientWorld.secret("out@example.org"), password: Self.password)
         #expect(try await phone.signOut() == 1)
         #expect(try phone.storedSession() == nil)
         // No session kept: refused without asking.
         #expect(await ClientWorld.failure { try await phone.signOut() } == .unauthorized)
-        _ = try await phone.signIn(email: "out@example.org", password: Self.password)
+        _ = try await phone.signIn(email: ClientWorld.secret("out@example.org"), password: Self.password)
         #expect(try await phone.signOut(.all) == 1)
         #expect(try phone.storedSession() == nil)
     }
@@ -79,24 +79,24 @@ import Testing
     @Test func registrationAndSignInRefusals() async throws {
         let world = try ClientWorld(try Harness())
         let phone = world.phone()
-        #expect(await ClientWorld.failure { try await phone.register(email: "ada@gmial.com", password: Self.password) }
+        #expect(await ClientWorld.failure { try await phone.register(email: ClientWorld.secret("ada@gmial.com"), password: Self.password) }
             == .invalidEmail(suggestion: "ada@gmail.com"))
         #expect(AddressCheck.suggestion(for: "ada@gmial.com") == "ada@gmail.com")
         #expect(await ClientWorld.failure { try await phone.register(email: "not an address", password: Self.password) }
             == .invalidEmail(suggestion: nil))
-        let typed = try await phone.register(email: "ada@gmial.com", password: Self.password, acceptAsTyped: true)
+        let typed = try await phone.register(email: ClientWorld.secret("ada@gmial.com"), password: Self.password, acceptAsTyped: true)
         #expect(typed.email == "ada@gmial.com")
-        #expect(await ClientWorld.failure { try await phone.register(email: "ADA@gmial.com", password: Self.password, acceptAsTyped: true) }
+        #expect(await ClientWorld.failure { try await phone.register(email: ClientWorld.secret("ADA@gmial.com"), password: Self.password, acceptAsTyped: true) }
             == .emailTaken)
-        #expect(await ClientWorld.failure { try await phone.signIn(email: "ada@gmial.com", password: "wrong password 34") }
+        #expect(await ClientWorld.failure { try await phone.signIn(email: ClientWorld.secret("ada@gmial.com"), password: "wrong password 34") }
             == .invalidCredentials)
-        let refusal = await ClientWorld.failure { try await phone.register(email: "short@example.org", password: "short") }
+        let refusal = await ClientWorld.failure { try await phone.register(email: ClientWorld.secret("short@example.org"), password: "short") }
         guard case .invalidPassword = refusal else {
             Issue.record("\(String(describing: refusal))")
             return
         }
         let huge = String(repeating: "p", count: 20_000)
-        #expect(await ClientWorld.failure { try await phone.register(email: "big@example.org", password: huge) } == .payloadTooLarge)
+        #expect(await ClientWorld.failure { try await phone.register(email: ClientWorld.secret("big@example.org"), password: huge) } == .payloadTooLarge)
         #expect(await ClientWorld.failure { try await phone.setName("a\u{0007}b") } == .invalidRequest)
         #expect(await ClientWorld.failure { try await phone.sendCode(ticket: "no-such-ticket") } == .invalidTicket)
         // No passkeys section in this config.
@@ -132,10 +132,10 @@ import Testing
     @Test func aDisabledAccountIsSaidSo() async throws {
         let world = try ClientWorld(try Harness())
         let phone = world.phone()
-        let session = try await phone.register(email: "disabled@example.org", password: Self.password)
+        let session = try await phone.register(email: ClientWorld.secret("disabled@example.org"), password: Self.password)
         #expect(try world.h.admin(["disable", session.accountId]).status == 0)
         #expect(try await phone.checkSession() == nil)
-        #expect(await ClientWorld.failure { try await phone.signIn(email: "disabled@example.org", password: Self.password) }
+        #expect(await ClientWorld.failure { try await phone.signIn(email: ClientWorld.secret("disabled@example.org"), password: Self.password) }
             == .accountDisabled)
     }
 }

@@ -13,8 +13,8 @@ import Testing
     @Test func proofByPasswordJoinsGoogle() async throws {
         let world = try ClientWorld(try Harness())
         let phone = world.phone()
-        let typed = try await phone.register(email: "joiner@gmail.com", password: Self.password)
-        let token = ClientWorld.secret(try world.h.google.token(sub: "g-joiner", email: "joiner@gmail.com"))
+        let typed = try await phone.register(email: ClientWorld.secret("joiner@gmail.com"), password: Self.password)
+        let token = ClientWorld.secret(try world.h.google.token(sub: "g-joiner", email: ClientWorld.secret("joiner@gmail.com")))
         let other = world.phone()
         let refusal = await ClientWorld.failure { try await other.signInWithGoogle(idToken: token) }
         guard case .proofRequired(let ticket, let email, let methods)? = refusal else {
@@ -37,8 +37,8 @@ import Testing
     @Test func proofByCodeAndItsLimits() async throws {
         let world = try ClientWorld(try Harness())
         let phone = world.phone()
-        _ = try await phone.register(email: "coded@example.org", password: Self.password)
-        let token = ClientWorld.secret(try world.h.google.token(sub: "g-coded", email: "coded@example.org"))
+        _ = try await phone.register(email: ClientWorld.secret("coded@example.org"), password: Self.password)
+        let token = ClientWorld.secret(try world.h.google.token(sub: "g-coded", email: ClientWorld.secret("coded@example.org")))
         guard case .proofRequired(let ticket, _, let methods)? = await ClientWorld.failure({
             try await phone.signInWithGoogle(idToken: token)
         }) else {
@@ -65,7 +65,7 @@ import Testing
     @Test func theAccountsOwnAddressAndAReset() async throws {
         let world = try ClientWorld(try Harness())
         let phone = world.phone()
-        _ = try await phone.register(email: "own@example.org", password: Self.password)
+        _ = try await phone.register(email: ClientWorld.secret("own@example.org"), password: Self.password)
         guard case .needsProof(let ticket, let email, let methods) = try await phone.verifyOwnEmail() else {
             Issue.record("a typed address is not proven")
             return
@@ -80,7 +80,7 @@ import Testing
         #expect(proven.email == "own@example.org")
 
         let mails = world.h.smtp.messages.count
-        let reset = try await world.phone().requestPasswordReset(email: "own@example.org")
+        let reset = try await world.phone().requestPasswordReset(email: ClientWorld.secret("own@example.org"))
         _ = ClientWorld.secret(reset.ticket)
         let newPassword = ClientWorld.secret("a brand new passphrase for 34")
         let code = try await world.code(to: "own@example.org", after: mails)
@@ -88,6 +88,6 @@ import Testing
         #expect(signedIn.email == "own@example.org")
         // Every other session ended, this phone's too.
         #expect(try await phone.checkSession() == nil)
-        _ = try await phone.signIn(email: "own@example.org", password: newPassword)
+        _ = try await phone.signIn(email: ClientWorld.secret("own@example.org"), password: newPassword)
     }
 }
