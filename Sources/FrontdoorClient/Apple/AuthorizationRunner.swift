@@ -7,7 +7,7 @@ import Foundation
 @MainActor
 final class AuthorizationRunner: NSObject {
     private let anchor: ASPresentationAnchor
-    private var continuation: CheckedContinuation<ASAuthorization, any Error>?
+    private var continuation: CheckedContinuation<Handed, any Error>?
     /// The controller lives as long as its sheet.
     private var controller: ASAuthorizationController?
 
@@ -25,21 +25,27 @@ final class AuthorizationRunner: NSObject {
             return try await withCheckedThrowingContinuation { continuation in
                 self.continuation = continuation
                 controller.performRequests()
-            }
+            }.authorization
         } catch {
-            let error = error as NSError
-            guard error.domain == ASAuthorizationError.errorDomain else { throw .authorizationFailed(code: error.code) }
-            if let failure = AuthorizationOutcome.failure(code: error.code, appleSignIn: appleSignIn) { throw failure }
+            let failed = error as NSError
+            guard failed.domain == ASAuthorizationError.errorDomain else { throw .authorizationFailed(code: failed.code) }
+            if let failure = AuthorizationOutcome.failure(code: failed.code, appleSignIn: appleSignIn) { throw failure }
             return nil
         }
     }
+}
+
+/// The authorization on its way from the delegate to `run`: both on the main actor, so nothing is
+/// shared, which the compiler cannot see through a continuation.
+struct Handed: @unchecked Sendable {
+    let authorization: ASAuthorization
 }
 
 extension AuthorizationRunner: @preconcurrency ASAuthorizationControllerDelegate {
     func authorizationController(
         controller: ASAuthorizationController, didCompleteWithAuthorization authorization: ASAuthorization
     ) {
-        continuation?.resume(returning: authorization)
+        continuation?.resume(returning: Handed(authorization: authorization))
         continuation = nil
     }
 
