@@ -60,27 +60,12 @@ import Testing
         let result = uid == 0
             ? try ChildProcess.run(program, environment: env, stdin: body, workDir: w.h.dir)
             : try ChildProcess.run(
-                "/usr/bin/setpriv",
-                arguments: ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "--", try reachableCopy(w, endpoint)],
+                "/usr/bin/setpriv", arguments: ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "--", program],
                 environment: env, stdin: body, workDir: w.h.dir)
         guard let answer = CGIAnswer.parse(result) else {
             throw HarnessError("\(endpoint) did not answer CGI: \(result.stdoutText) \(result.stderrText)")
         }
         return answer
-    }
-
-    /// The program where its user can run it: a clone in a folder only root can enter (root's
-    /// home) is closed to it, as fcgiwrap's user never runs from a checkout.
-    func reachableCopy(_ w: World, _ endpoint: String) throws -> String {
-        let copy = w.h.dir + "/" + endpoint
-        if access(copy, X_OK) == 0 { return copy }
-        let bytes = try #require(FileIO.readFile(Harness.binDir + "/" + endpoint, limit: 1 << 30), "cannot read \(endpoint)")
-        let fd = open(copy, O_WRONLY | O_CREAT | O_EXCL, 0o755)
-        try #require(fd >= 0, "cannot write \(copy)")
-        FileIO.writeAll(fd, bytes)
-        close(fd)
-        #expect(chmod(copy, 0o755) == 0)
-        return copy
     }
 
     /// Every file in the data folder, with its owner's uid.
