@@ -95,6 +95,32 @@ import Testing
         // A later Apple sign-in of that sub is someone new at Apple's word: a new account.
         #expect(try p.appleSignedIn("apple-del-2").accountId != me.accountId)
     }
+
+    /// The third review's first finding: a passkey is a way in, as `unlink` counts it. An account
+    /// whose only identity is Apple's but which has a passkey keeps the account: the Apple
+    /// identity goes, the sessions from before end, no `account.deleted`, no ledger line, and the
+    /// passkey still signs in.
+    @Test(arguments: ["account-delete", "account-deleted"])
+    func deletionOfAnAccountWithAPasskeyUnlinksApple(_ spelling: String) throws {
+        let p = try ProviderEventsWorld(config: [PasskeyWorld.section])
+        let me = try p.appleSignedIn("apple-del-3", email: "keyed@privaterelay.appleid.com")
+        let keys = PasskeyWorld(on: p.h)
+        let phone = try SoftwareAuthenticator()
+        let (_, handle) = try keys.register(phone, for: PasskeyWorld.Person(accountId: me.accountId, session: me.token))
+        try p.h.age(me.sessionId, by: 120)
+        let answer = try p.notify(try p.apple.notificationToken(
+            type: spelling, sub: "apple-del-3", eventTime: .number(Double(Clock.now() - 60) * 1000)))
+        #expect(answer.status == 200, "\(answer.stderr)")
+        #expect(try p.h.holds(me.accountId), "the passkey is another way in")
+        #expect(try p.h.count("identities") == 0)
+        #expect(try p.h.check(me.bearer).status == 401, "the session from before the event ended")
+        #expect(try p.accountEvents(me.accountId).contains("account.deleted") == false)
+        #expect(p.h.ledgerLines.isEmpty)
+        #expect(try p.h.count("deletion_audit") == 0)
+        let back = try keys.signInWith(phone, userHandle: handle)
+        #expect(back.status == 200 && back.body["accountId"] == .string(me.accountId), "\(back.rawBody)")
+        #expect(back.body["providers"] == .array(["passkey"]))
+    }
 }
 
 extension AppleNotifyTests {

@@ -208,6 +208,27 @@ import Testing
         #expect(p.h.ledgerLines.count == 1)
     }
 
+    /// The third review's first finding: a passkey is a way in. `account-purged` of an account
+    /// whose only identity is Google's but which has a passkey removes the Google identity and
+    /// ends the sessions from before; the account, its passkey and the app's data stay.
+    @Test func accountPurgedOfAnAccountWithAPasskeyUnlinksGoogle() throws {
+        let p = try ProviderEventsWorld(config: [PasskeyWorld.section])
+        let keys = PasskeyWorld(on: p.h)
+        let me = try keys.person("g-purged-3")
+        let phone = try SoftwareAuthenticator()
+        let (_, handle) = try keys.register(phone, for: me)
+        #expect(try p.risc(try p.google.securityEvent([FakeGoogle.riscEvent("account-purged", sub: "g-purged-3")])).status
+            == 202)
+        #expect(try p.h.holds(me.accountId), "the passkey is another way in")
+        #expect(try p.h.count("identities") == 0)
+        #expect(try p.h.check(me.bearer).status == 401)
+        #expect(try p.accountEvents(me.accountId).contains("account.deleted") == false)
+        #expect(p.h.ledgerLines.isEmpty)
+        let back = try keys.signInWith(phone, userHandle: handle)
+        #expect(back.status == 200 && back.body["accountId"] == .string(me.accountId), "\(back.rawBody)")
+        #expect(back.body["providers"] == .array(["passkey"]))
+    }
+
     /// Type confusion (RFC 8417's "Distinguishing SETs from ID Tokens"): a SET sent to
     /// `signin-google` is refused (it has no `exp`); a Google ID token to `google-risc` too (no `events`).
     @Test func aSETIsNoIDTokenAndTheReverse() throws {
