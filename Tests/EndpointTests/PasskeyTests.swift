@@ -348,7 +348,11 @@ import Testing
         let ada = try w.person("ada-disabled")
         let phone = try SoftwareAuthenticator()
         let (_, handle) = try w.register(phone, for: ada)
+        // Disabling removes the passkeys its ended sessions added (`PasskeyTakeback`), but never
+        // the last way in: an account whose only way in is its passkey keeps it.
+        #expect(try w.h.admin(["unlink", ada.accountId, "google"]).status == 0)
         #expect(try w.h.admin(["disable", ada.accountId]).status == 0)
+        #expect(try w.h.count("passkeys") == 1)
         let begun = try w.signInBegin()
         let afterBegin = try w.snapshot()
         let response = try phone.assert(

@@ -6,7 +6,7 @@ import Glibc
 /// address (a ticket either way; the mail goes after the answer, and only to an account's own
 /// address), with every limit keyed on the normalised address typed. `reset_confirm` with the
 /// ticket, the mailed code and a new password sets it, marks the email proven, ends every
-/// session, and answers a new one.
+/// session and removes the passkeys they added (`PasskeyTakeback`), and answers a new one.
 enum PasswordReset {
     static func request(_ context: RequestContext) throws(FrontdoorError) -> CGIResponse {
         // EmailValidation refuses a NUL as it refuses every control: 422 invalid_email, as before.
@@ -98,6 +98,7 @@ enum PasswordReset {
             try db.run(
                 "UPDATE accounts SET password_hash = ?, email_verified = 1 WHERE id = ?", [.text(hash), .text(accountId)])
             try db.run("DELETE FROM sessions WHERE account_id = ?", [.text(accountId)])
+            _ = try PasskeyTakeback.run(accountId, sessionsMadeBy: now, db: db, config: context.config, now: now)
             return .success(try ProviderSignIn.startSession(
                 db: db, accountId: accountId, created: false, config: context.config, now: now, deviceName: deviceName))
         }

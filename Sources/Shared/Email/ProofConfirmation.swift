@@ -25,8 +25,9 @@ enum ProofConfirmation {
     }
 
     /// The inbox is proven. A join to an account whose email was typed and never proven also
-    /// clears that password and ends the account's sessions: whoever typed the address may have
-    /// set them (account pre-hijacking). An account whose email was proven keeps both.
+    /// clears that password, ends the account's sessions and removes the passkeys they added:
+    /// whoever typed the address may have set them (account pre-hijacking). An account whose email
+    /// was proven keeps all three.
     static func byCode(
         _ code: String, ticket: String, context: RequestContext, db: Database, deviceName: String? = nil
     ) throws(FrontdoorError) -> SessionBody {
@@ -54,6 +55,10 @@ enum ProofConfirmation {
                 try InboxProof.dropUnprovenIdentities(of: id, db: db)
                 try link(provider: provider, subject: subject, to: id, db: db, now: now)
                 try Events.record(.linked(provider: provider), accountId: id, in: db, config: context.config, now: now)
+                // After the link, the way in it brings (a takeback never removes the last one).
+                if !typed.isEmpty {
+                    _ = try PasskeyTakeback.run(id, sessionsMadeBy: now, db: db, config: context.config, now: now)
+                }
             case .verify(_, let id):
                 // The session's holder read the code: whoever made the account owns the inbox.
                 accountId = id

@@ -97,7 +97,7 @@ public enum GoogleRISC {
             // Google's guide: end sessions on `hijacking`; for every reason, no Google sign-in and
             // no recovery mail to the Google address until `account-enabled`.
             try ProviderEventStore.block(googleSubject: subject, at: actions.time, db: db)
-            if event.reason == "hijacking" { _ = try actions.endSessions(of: accountId) }
+            if event.reason == "hijacking" { try actions.takeBack(accountId) }
             if event.reason == "bulk-account" {
                 SysLog.warning("frontdoor endpoint=google-risc account=\(accountId) reason=bulk-account blocked")
             }

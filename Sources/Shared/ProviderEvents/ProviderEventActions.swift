@@ -27,6 +27,13 @@ struct ProviderEventActions {
         try ProviderEventStore.endSessions(of: accountId, madeBy: time, db: db)
     }
 
+    /// Google takes the account back (`account-disabled` for hijacking): the sessions from before
+    /// the event end, and so do the passkeys they added (`PasskeyTakeback`).
+    func takeBack(_ accountId: String) throws(FrontdoorError) {
+        _ = try endSessions(of: accountId)
+        _ = try PasskeyTakeback.run(accountId, sessionsMadeBy: time, db: db, config: context.config, now: context.now)
+    }
+
     /// The provider says the person's account there is gone (Apple `account-delete(d)`, Google
     /// `account-purged`). When it was the account's only way in (`WaysIn`: a passkey is one), the
     /// account goes by the one deletion every other deletion takes (audit row, `account.deleted`,
