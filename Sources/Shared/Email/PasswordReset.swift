@@ -18,6 +18,7 @@ enum PasswordReset {
         let now = context.now
         let code = try Codes.generate()
         let secret = try context.rateLimitSecret()
+        let codeKey = try context.codeKey()
         let limits = context.config.limits.resetMail(to: email, secret: secret)
             + context.config.limits.resetRequest(client: context.client, network: context.network, secret: secret)
         let (ticket, recipient) = try db.transaction { () throws(FrontdoorError) -> (String, String?) in
@@ -27,7 +28,7 @@ enum PasswordReset {
             let made = try PendingTicket.create(
                 purpose: "reset", accountId: account?.text(0), addressKey: RateLimits.addressKey(email, secret: secret),
                 db: db, now: now, lifetime: context.config.ticketLifetimeSeconds)
-            try Codes.store(code, ticketHash: made.hash, db: db, now: now)
+            try Codes.store(code, ticketHash: made.hash, key: codeKey, db: db, now: now)
             // Only to the account's own address, and only when it keys to exactly this key.
             guard let recipient = account?.text(1), EmailAddress.isMailable(recipient, key: key) else {
                 // Nobody has the address: a code nothing matches, so confirming fails as a wrong code does.
@@ -82,12 +83,13 @@ enum PasswordReset {
         // Hashed before the transaction so no write lock waits on it.
         let hash = try PasswordHasher.hash(password, cost: context.config.passwordCost)
         let secret = try context.rateLimitSecret()
+        let codeKey = try context.codeKey()
         let outcome = try db.transaction { () throws(FrontdoorError) -> Result<SessionBody, FrontdoorError> in
             let pending = try PendingTicket.find(ticket, db: db, now: now)
             guard case .reset(let ticketHash, let accountId) = pending else { throw PendingTicket.invalid }
             let failures = try PendingTicket.codeFailureLimit(pending, db: db, config: context.config, secret: secret)
             if case .refused(let error) = try Codes.check(
-                code, ticketHash: ticketHash, failures: failures, db: db, now: now)
+                code, ticketHash: ticketHash, key: codeKey, failures: failures, db: db, now: now)
             {
                 return .failure(error)
             }

@@ -33,11 +33,12 @@ enum ProofConfirmation {
     ) throws(FrontdoorError) -> SessionBody {
         let now = context.now
         let secret = try context.rateLimitSecret()
+        let codeKey = try context.codeKey()
         let outcome = try db.transaction { () throws(FrontdoorError) -> Result<SessionBody, FrontdoorError> in
             let pending = try PendingTicket.find(ticket, db: db, now: now)
             let failures = try PendingTicket.codeFailureLimit(pending, db: db, config: context.config, secret: secret)
             if case .refused(let error) = try Codes.check(
-                code, ticketHash: pending.hash, failures: failures, db: db, now: now)
+                code, ticketHash: pending.hash, key: codeKey, failures: failures, db: db, now: now)
             {
                 return .failure(error)
             }

@@ -24,6 +24,7 @@ public enum VerifyEmail {
         let now = context.now
         let code = try Codes.generate()
         let secret = try context.rateLimitSecret()
+        let codeKey = try context.codeKey()
         let (pending, email, limits, stopped) = try db.transaction {
             () throws(FrontdoorError) -> (PendingTicket, String, [RateLimits.Limit], Bool) in
             let pending = try PendingTicket.find(ticket, db: db, now: now)
@@ -59,7 +60,7 @@ public enum VerifyEmail {
             throw error
         }
         try db.transaction { () throws(FrontdoorError) in
-            try Codes.store(code, ticketHash: pending.hash, db: db, now: now)
+            try Codes.store(code, ticketHash: pending.hash, key: codeKey, db: db, now: now)
         }
         return CGIResponse(status: 200, body: .object([
             ("sent", true), ("codeExpiresAt", .string(Clock.rfc3339(now + Codes.lifetimeSeconds))),
