@@ -124,6 +124,27 @@ import Testing
 }
 
 extension AppleNotifyTests {
+    /// The third review's sixth finding, for Apple: a notification without `exp` had no age limit.
+    /// One whose `iat` is older than an event's record is kept is refused (400 `invalid_token`)
+    /// and changes nothing.
+    @Test func aNotificationOlderThanItsRecordIsKeptIsRefused() throws {
+        let p = try ProviderEventsWorld()
+        let me = try p.appleSignedIn("apple-stale-1")
+        let before = try p.snapshot()
+        let old = Clock.now() - ProviderEventStore.maxEventAgeSeconds - 60
+        let stale = try p.notify(try p.apple.notificationToken(
+            type: "consent-revoked", sub: "apple-stale-1", eventTime: .number(Double(old)), now: old, expires: false))
+        #expect(stale.status == 400 && stale.errorCode == "invalid_token", "\(stale.rawBody)")
+        #expect(stale.stderr.contains("older than an event's record is kept"), "\(stale.stderr)")
+        #expect(try p.snapshot() == before)
+        #expect(try p.h.check(me.bearer).status == 200)
+        let young = Clock.now() - ProviderEventStore.maxEventAgeSeconds + 600
+        #expect(try p.notify(try p.apple.notificationToken(
+            type: "consent-revoked", sub: "apple-stale-1", eventTime: .number(Double(young)), jti: "jti-young",
+            now: young, expires: false)).status == 200)
+        #expect(try p.outcome("apple", "jti-young") == "applied", "taken (the session is newer than the event)")
+    }
+
     /// Everything that is not Apple's notification gets 400 `invalid_token` and changes nothing:
     /// the key cache aside, no table has a row more.
     @Test func refusalsChangeNothing() throws {

@@ -10,6 +10,10 @@ public struct EventPolicy: Sendable {
     public var clockSkew: Int64 = 60
     /// As rule 1: a day and a minute.
     public var maxLifetime: Int64 = 86_400 + 60
+    /// The oldest `iat` accepted, in seconds before now: a captured event replayed after its
+    /// record (`jti`) was pruned would act again, so nothing older than the record is kept is
+    /// taken (`ProviderEventStore.maxEventAgeSeconds`).
+    public var maxAge: Int64 = ProviderEventStore.maxEventAgeSeconds
     public static let maxJTIBytes = 256
 
     public init(issuers: [String], audiences: [String], checksExpiry: Bool) {
@@ -122,7 +126,7 @@ public enum EventTokens {
     /// `iss` one of `policy.issuers`; `aud` a string or an array naming at least one of
     /// `policy.audiences` (RFC 7519 4.1.3: the recipient must find itself there; a SET may be
     /// addressed to several of one project's clients); `iat` a NumericDate no later than the skew
-    /// allows; `nbf` likewise; with `checksExpiry`, `exp` when present after now less the skew, after
+    /// allows and no older than `policy.maxAge` (`stale`); `nbf` likewise; with `checksExpiry`, `exp` when present after now less the skew, after
     /// `iat`, within the lifetime; `jti` 1 to 256 printable ASCII characters; `events` present.
     public static func checkClaims(_ claims: JSONValue, policy: EventPolicy, now: UnixTime) throws(EventRefusal)
         -> CheckedEvent
@@ -139,6 +143,7 @@ public enum EventTokens {
         let latest = now.addingReportingOverflow(policy.clockSkew).overflow ? Int64.max : now + policy.clockSkew
         guard let issuedAt = try numericDate(claims["iat"], "iat") else { throw .request("token claim refused: iat missing") }
         guard issuedAt <= latest else { throw .request("token claim refused: iat: in the future") }
+        guard issuedAt >= now - policy.maxAge else { throw .stale }
         if let notBefore = try numericDate(claims["nbf"], "nbf"), notBefore > latest {
             throw .request("token claim refused: nbf: not yet valid")
         }

@@ -38,6 +38,7 @@ public enum GoogleRISC {
         case .key: "The SET's signature or key was not accepted."
         case .issuer: "The SET's issuer is not Google."
         case .audience: "The SET is not addressed to this service's client ids."
+        case .stale: "The SET is older than this receiver accepts."
         }
     }
 
