@@ -91,7 +91,9 @@ public enum PasskeyEndpoint {
             throw error.frontdoorError
         }
         let db = try context.database()
-        let (createdAt, notice) = try db.transaction { () throws(FrontdoorError) -> (UnixTime, PasskeyNotice?) in
+        typealias Added = (createdAt: UnixTime, notice: PasskeyNotice?)
+        // A response that fails a check returns its refusal: the ceremony's taking commits alone.
+        let outcome = try db.transaction { () throws(FrontdoorError) -> Result<Added, FrontdoorError> in
             let session = try session(context, db)
             let challenge = try PasskeyCeremonies.take(
                 ceremonyId, kind: .registration, sessionId: session.sessionId, db: db, now: context.now)
@@ -101,7 +103,7 @@ public enum PasskeyEndpoint {
                 registered = try PasskeyRegistration.verify(
                     response, challenge: challenge, relyingParty: passkeys.relyingParty)
             } catch {
-                throw error.frontdoorError
+                return .failure(error.frontdoorError)
             }
             // Again here: two ceremonies begun under the cap may both finish.
             try PasskeyStore.refuseIfFull(session.accountId, db: db)
@@ -112,8 +114,9 @@ public enum PasskeyEndpoint {
             // The crash suite kills a registration here: its credential, event and the ceremony's
             // removal written, nothing committed.
             TestHooks.pause("passkey-registered")
-            return (context.now, notice)
+            return .success((context.now, notice))
         }
+        let (createdAt, notice) = try outcome.get()
         if let notice { context.runAfterAnswer { notice.send(context) } }
         return CGIResponse(status: 200, body: .object([
             ("passkeyId", .string(Base64URL.encode(response.credentialId))),
