@@ -35,11 +35,11 @@ enum PasswordReset {
                 try Codes.spoil(ticketHash: made.hash, db: db)
                 return (made.ticket, nil)
             }
-            // A provider stopped mail to it (a hijacked Google account's, a relay address Apple no
-            // longer forwards): no code goes, and the answer and the wait stay as for any address.
-            if let accountId = account?.text(0), try ProviderEventStore.mailStopped(accountId, db: db) {
+            // A provider stopped mail to it, or the account is disabled: no code goes, and the
+            // answer and the wait stay as for any address.
+            if let accountId = account?.text(0), let withheld = try MailWithheld.reason(accountId, db: db) {
                 try Codes.spoil(ticketHash: made.hash, db: db)
-                VerifyEmail.syslog("reset mail not sent: the address is stopped by a provider's event", warning: true)
+                VerifyEmail.syslog("reset mail not sent: \(withheld.rawValue)", warning: true)
                 return (made.ticket, nil)
             }
             return (made.ticket, recipient)

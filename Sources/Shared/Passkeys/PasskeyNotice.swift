@@ -16,7 +16,7 @@ struct PasskeyNotice {
         guard let account = try db.query(
             "SELECT email, email_key FROM accounts WHERE id = ?", [.text(session.accountId)]
         ).first, let email = account.text(0), EmailAddress.isMailable(email, key: account.text(1)),
-            try !ProviderEventStore.mailStopped(session.accountId, db: db)
+            try MailWithheld.reason(session.accountId, db: db) == nil
         else { return nil }
         let device = try db.query(
             "SELECT device_name FROM sessions WHERE session_id = ?", [.text(session.sessionId)]
