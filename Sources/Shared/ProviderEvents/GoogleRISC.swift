@@ -15,7 +15,7 @@ public enum GoogleRISC {
             // The raw SET, whatever the Content-Type (RFC 8935 sends application/secevent+jwt).
             let token = String(decoding: context.request.body, as: UTF8.self).trimmingASCIISpaces()
             let checked = try EventTokens.verify(
-                token, keysUrl: google.certsUrl, source: .fetching(client: context.httpClient),
+                token, keysUrl: google.certsUrl, client: context.httpClient,
                 policy: EventPolicy(issuers: issuers, audiences: google.clientIds, checksExpiry: false), context: context)
             let events = try RISCEvent.parse(events: checked.claims["events"], issuers: issuers)
             // RFC 8417's `toe`, the time of the event, when given; else when the SET was made.
