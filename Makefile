@@ -156,6 +156,7 @@ test: build release
 	cat "$$pg/postgres.log" "$$pg/pgbouncer.log" >>$(LOG_DIR)/stderr.log 2>/dev/null; \
 	scripts/check-logs $(LOG_DIR) || status=1; \
 	tests/release-test.sh "$$release" || status=1; \
+	tests/sqlite-deps-test.sh || status=1; \
 	FRONTDOOR_RELEASE_BIN="$$release" "$$here/tests/install-test.sh" || status=1; \
 	echo "make test: $$(( $$(date +%s) - start )) s of tests"; exit $$status
 
