@@ -180,6 +180,8 @@ public struct Config: Sendable {
     public var events: EventReceiver?
     /// The RP ID and the apps whose passkeys are accepted; nil: no passkeys.
     public var passkeys: Passkeys?
+    /// The `kit` section as written (see `kit` for what the page gets); nil: not given.
+    public var kitSection: Kit?
     /// The files secrets were read from (`firebase.apiKeyFile`, …), by key.
     public var secretFiles: [(key: String, path: String)] = []
 
@@ -231,7 +233,7 @@ public struct Config: Sendable {
 
     /// The sections `Scope.sessionCheck` leaves unread.
     static let sectionsBeyondTheCheck = [
-        "http", "keyCache", "google", "apple", "firebase", "mail", "password", "limits", "deletion", "passkeys",
+        "http", "keyCache", "google", "apple", "firebase", "mail", "password", "limits", "deletion", "passkeys", "kit",
     ]
 
     public static func parse(_ bytes: [UInt8], scope: Scope = .everything) throws(ConfigError) -> Config {
@@ -450,6 +452,9 @@ public struct Config: Sendable {
         }
         if var r = try top.section("passkeys") {
             config.passkeys = try Passkeys.read(&r)
+        }
+        if var r = try top.section("kit") {
+            config.kitSection = try Kit.read(&r, google: config.google, apple: config.apple)
         }
         if config.apple != nil, config.apple?.mode == .relay, config.firebase == nil {
             throw ConfigError(key: "firebase", reason: "is required when apple.mode is \"relay\"")
