@@ -648,8 +648,11 @@ function deleteAccount() {
       state.session = null;
       state.account = null;
       show("deleted");
-      $("deleted-apple").textContent = answer.appleRevocation === "scheduled" ? t("deletedAppleScheduled")
-        : answer.appleRevocation === "not_requested" ? t("deletedAppleNotRequested") : "";
+      // An Apple account whose revocation was not asked, or was Apple's answer for another Apple
+      // account: the person removes the app from their Apple Account themselves.
+      const revocation = answer.appleRevocation;
+      $("deleted-apple").textContent = revocation === "scheduled" ? t("deletedAppleScheduled")
+        : revocation === "not_requested" || revocation === "identity_mismatch" ? t("deletedAppleNotRequested") : "";
     } catch (error) {
       if (!sessionEnded(error)) fail("delete", error);
     }
