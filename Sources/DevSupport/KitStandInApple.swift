@@ -5,7 +5,7 @@
 ///   (its `data-color`, `data-border`, `data-type`): a `div` with `role="button"`,
 ///   `tabindex="0"` and the title as `aria-label`, whose look is set by inline styles (which a
 ///   strict Content-Security-Policy refuses, as it refuses Apple's: the page's CSS must carry it);
-///   a click, Enter or Space signs in;
+///   a click, Enter or Space signs in; the titles are in the locale of the script's URL;
 /// - `AppleID.auth.signIn()` opens Apple's window and answers a promise: resolved with
 ///   `{authorization: {code, id_token, state}, user?}`, rejected with
 ///   `{error: "popup_closed_by_user"}` when the person closes the window (Apple's script polls
@@ -17,13 +17,17 @@
 /// - The window posts `{"method": "oauthDone", "data": …}` as JSON text to its opener, at the
 ///   origin of `redirectURI`, from Apple's origin (here the provider's).
 enum KitStandInApple {
-    static func script(origin: String) -> String {
-        #"""
+    /// Apple's script speaks the locale its URL names (`…/1/fr_FR/appleid.auth.js`).
+    static func script(origin: String, locale: String) -> String {
+        let titles = locale.hasPrefix("fr")
+            ? #"{ "sign-in": "Se connecter avec Apple", "continue": "Continuer avec Apple", "sign-up": "S'inscrire avec Apple" }"#
+            : #"{ "sign-in": "Sign in with Apple", "continue": "Continue with Apple", "sign-up": "Sign up with Apple" }"#
+        return #"""
         // frontdoor-dev's stand-in for Sign in with Apple JS (development only; see KitStandInApple.swift).
         (function () {
           "use strict";
           var ORIGIN = "\#(origin)";
-          var TITLES = { "sign-in": "Sign in with Apple", "continue": "Continue with Apple", "sign-up": "Sign up with Apple" };
+          var TITLES = \#(titles);
           var settings = null;
           var pending = null;
 

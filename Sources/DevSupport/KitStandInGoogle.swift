@@ -5,7 +5,8 @@
 ///   a later call replaces it, and the rendered button uses the latest;
 /// - `renderButton(parent, {type, theme, size, text, shape, width, locale})` puts the button in a
 ///   frame of Google's origin (titled "Sign in with Google Button"), large 40 px high, and loads
-///   Google's style sheet into the page, as GIS does (so the page's CSP must allow both);
+///   Google's style sheet into the page, as GIS does (so the page's CSP must allow both); the
+///   button speaks `locale` (English or French here);
 /// - a tap on the button opens Google's window; picking an account calls `callback` with
 ///   `{credential, select_by: "btn", clientId}`; closing the window calls nothing at all (the
 ///   button flow has no cancel callback);
@@ -49,7 +50,8 @@ enum KitStandInGoogle {
               "&text=" + encodeURIComponent(options.text || "signin_with") +
               "&theme=" + encodeURIComponent(options.theme || "outline") +
               "&shape=" + encodeURIComponent(options.shape || "rectangular") +
-              "&height=" + height + "&width=" + width + "&origin=" + encodeURIComponent(window.location.origin);
+              "&height=" + height + "&width=" + width + "&locale=" + encodeURIComponent(options.locale || "") +
+              "&origin=" + encodeURIComponent(window.location.origin);
             var frame = document.createElement("iframe");
             frame.src = ORIGIN + "/kit-standins/google/gsi/button?" + query;
             frame.title = "Sign in with Google Button";
@@ -150,8 +152,11 @@ enum KitStandInGoogle {
         </svg><span id="gsi-text"></span></button>
         <script>
           var q = new URLSearchParams(location.search);
-          var texts = { signin_with: "Sign in with Google", signup_with: "Sign up with Google",
-                        continue_with: "Continue with Google", signin: "Sign in" };
+          var texts = (q.get("locale") || "").indexOf("fr") === 0
+            ? { signin_with: "Se connecter avec Google", signup_with: "S'inscrire avec Google",
+                continue_with: "Continuer avec Google", signin: "Se connecter" }
+            : { signin_with: "Sign in with Google", signup_with: "Sign up with Google",
+                continue_with: "Continue with Google", signin: "Sign in" };
           var button = document.getElementById("gsi-button");
           document.getElementById("gsi-text").textContent = texts[q.get("text")] || texts.signin_with;
           button.className = (q.get("shape") === "pill" ? "pill " : "") + (q.get("theme") || "outline");

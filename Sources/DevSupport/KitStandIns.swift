@@ -9,15 +9,20 @@ import Shared
 /// the nonce the page gave it, for the audience the page named. Never deployed.
 public enum KitStandIns {
     public static let prefix = "/kit-standins/"
-    public static let appleScriptPath = "/kit-standins/apple/appleid.auth.js"
+    /// Apple's script is served per locale (`…/1/en_US/appleid.auth.js`): its button speaks it.
+    public static let appleScriptPath = "/kit-standins/apple/1/en_US/appleid.auth.js"
     public static let googleScriptPath = "/kit-standins/google/gsi/client"
 
     /// The answer for a path under `prefix`; `origin` is the provider's own base URL.
     static func answer(
         path: String, query: [String: String], origin: String, apple: FakeApple, google: FakeGoogle
     ) -> LoopbackHTTPServer.Response {
+        let applePrefix = "/kit-standins/apple/1/"
+        if path.hasPrefix(applePrefix), path.hasSuffix("/appleid.auth.js") {
+            let locale = path.dropFirst(applePrefix.count).dropLast("/appleid.auth.js".count)
+            return file(KitStandInApple.script(origin: origin, locale: String(locale)), type: "text/javascript")
+        }
         switch path {
-        case appleScriptPath: return file(KitStandInApple.script(origin: origin), type: "text/javascript")
         case "/kit-standins/apple/auth/authorize": return file(KitStandInApple.authorizePage, type: "text/html")
         case "/kit-standins/apple/mint": return appleMint(query, apple: apple)
         case googleScriptPath: return file(KitStandInGoogle.script(origin: origin), type: "text/javascript")

@@ -5,6 +5,7 @@ import * as frontdoor from "./frontdoor.js";
 const $ = (id) => document.getElementById(id);
 const LANGUAGES = ["en", "fr"];
 const HINT_PAUSE_MS = 600;
+const APPLE_LOCALES = { en: "en_US", fr: "fr_FR" };
 
 const state = {
   config: null, strings: null, table: null, platform: "other", client: null, session: null, account: null,
@@ -157,7 +158,8 @@ async function setUpProviders() {
 async function setUpApple() {
   $("slot-apple").hidden = false;
   state.nonces.apple = await frontdoor.makeNonce();
-  await loadScript(state.config.apple.scriptUrl);
+  // Apple serves its script per locale; its button then speaks the page's language.
+  await loadScript(state.config.apple.scriptUrl.replace("/en_US/", `/${APPLE_LOCALES[state.strings.language] ?? "en_US"}/`));
   state.appleSettings = {
     clientId: state.config.apple.clientId, scope: "name email", usePopup: true,
     redirectURI: state.config.apple.redirectURI ?? `${location.origin}${location.pathname}`,

@@ -217,7 +217,8 @@ def iphone():
         check("iPhone: no Google button", not by(d, "#slot-google").is_displayed()
               and not d.find_elements(By.CSS_SELECTOR, "#slot-google iframe"))
         check("iPhone: nothing asked of Google", not [r for r in resources(d) if "/google/" in r], resources(d))
-        foreign = [r for r in resources(d) if not r.startswith(args.base) and r != args.provider + "/kit-standins/apple/appleid.auth.js"]
+        foreign = [r for r in resources(d) if not r.startswith(args.base)
+                   and r != args.provider + "/kit-standins/apple/1/en_US/appleid.auth.js"]
         check("iPhone: no request but ours and Apple's script", not foreign, foreign)
         shot(d, "signin-iphone")
         axe_check(d, "the sign-in screen (iPhone)")
@@ -418,7 +419,8 @@ def phone_email_and_passkeys():
         fill(d, "#email", "short.password@example.org")
         fill(d, "#password", "abc")
         tap(d, "#register-submit")
-        wait(d, lambda: text(d, "#signin-error") != en["errors"]["invalid_credentials"], 10, "the password refusal")
+        wait(d, lambda: text(d, "#signin-error") not in ("", en["errors"]["invalid_credentials"]), 10,
+             "the password refusal")
         said = text(d, "#signin-error")
         check("a refused password's reason is a sentence",
               said in [r.replace("{minLength}", str(m)) for r in en["reasons"].values() for m in range(8, 65)]
@@ -487,6 +489,8 @@ def french():
     d = driver("iphone", language="fr-FR")
     try:
         open_page(d)
+        check("and Apple's button speaks French", by(d, "#appleid-signin [role=button]").get_attribute("aria-label")
+              == "Continuer avec Apple")
         check("a French browser gets the French page", d.title == fr["ui"]["title"]
               and text(d, "#signin-title") == fr["ui"]["title"] and d.execute_script("return document.documentElement.lang") == "fr")
         fill(d, "#email", "personne@example.org")

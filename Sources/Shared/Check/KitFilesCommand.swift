@@ -41,7 +41,7 @@ public enum KitFilesCommand {
     public static func contentSecurityPolicy(_ page: JSONValue) -> String {
         var scripts = ["'self'"], styles = ["'self'"], connects = ["'self'"], frames: [String] = []
         let used = Set((page["providers"]?.objectValue ?? []).flatMap { $0.1.arrayValue?.compactMap(\.stringValue) ?? [] })
-        if used.contains("apple"), let url = page["apple"]?["scriptUrl"]?.stringValue { scripts.append(url) }
+        if used.contains("apple"), let url = page["apple"]?["scriptUrl"]?.stringValue { scripts.append(appleSource(url)) }
         if used.contains("google"), let url = page["google"]?["scriptUrl"]?.stringValue {
             scripts.append(url)
             let folder = String(url[...(url.lastIndex(of: "/") ?? url.startIndex)])
@@ -57,6 +57,13 @@ public enum KitFilesCommand {
         if !frames.isEmpty { directives.append("frame-src " + frames.joined(separator: " ")) }
         directives += ["form-action 'none'", "base-uri 'none'", "frame-ancestors 'none'"]
         return directives.joined(separator: "; ")
+    }
+
+    /// Apple serves its script once per locale (`…/appleid/1/en_US/appleid.auth.js`), and the page
+    /// asks for the person's: the CSP allows the folder above the locale; any other URL exactly.
+    static func appleSource(_ url: String) -> String {
+        guard let range = url.firstRange(of: "/" + Config.Kit.appleScriptLocale + "/") else { return url }
+        return String(url[..<range.lowerBound]) + "/"
     }
 
     /// `headers.conf`, included by nginx's kit locations.

@@ -20,6 +20,8 @@ extension Config {
 
         /// Apple's hosted Sign in with Apple JS (Apple, "Configuring your webpage for Sign in with Apple").
         public static let appleScript = "https://appleid.cdn-apple.com/appleauth/static/jsapi/appleid/1/en_US/appleid.auth.js"
+        /// The locale in `appleScript`'s path, which the page replaces with the person's.
+        public static let appleScriptLocale = "en_US"
         /// Google Identity Services' client library (Google, "Load the client library").
         public static let googleScript = "https://accounts.google.com/gsi/client"
     }
