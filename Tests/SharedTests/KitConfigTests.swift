@@ -96,6 +96,14 @@ import Testing
         }
     }
 
+    /// The session check reads no provider section, and so not `kit` either: a mistake there
+    /// stops the sign-ins (and the kit's files), never the people already signed in.
+    @Test func theSessionCheckDoesNotReadTheKitSection() throws {
+        let broken = Array(("{" + Self.base + #","kit":{"providers":{"ios":["apple","google"]}}}"#).utf8)
+        #expect(throws: ConfigError.self) { try Config.parse(broken) }
+        #expect(try Config.parse(broken, scope: .sessionCheck).kitSection == nil)
+    }
+
     @Test func webOriginsMustFitTheRPID() throws {
         func passkeys(_ origins: String) -> String {
             #""passkeys":{"rpId":"example.com","webOrigins":["# + origins + "]}"
