@@ -274,6 +274,9 @@ def android():
         check("Android: Google's button is shown", by(d, "#slot-google iframe").is_displayed())
         check("Android: no Apple button", not by(d, "#slot-apple").is_displayed())
         check("Android: nothing asked of Apple", not [r for r in resources(d) if "/apple/" in r], resources(d))
+        foreign = [r for r in resources(d) if not r.startswith(args.base)
+                   and not r.startswith(args.provider + "/kit-standins/google/gsi/")]
+        check("Android: no request but ours and Google's (its script, style sheet and button)", not foreign, foreign)
         shot(d, "signin-android")
         axe_check(d, "the sign-in screen (Android)")
         targets_check(d, "the sign-in screen (Android)")
