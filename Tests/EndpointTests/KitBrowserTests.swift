@@ -54,6 +54,11 @@ import Testing
             "SELECT i.provider FROM identities i JOIN accounts a ON a.id = i.account_id WHERE a.email = ?",
             [.text("grace.proof@gmail.com")]).compactMap { $0.text(0) }
         #expect(grace.contains("google"), "proof_required joined Google: \(grace)")
+        let lin = try db.query(
+            "SELECT i.provider FROM identities i JOIN accounts a ON a.id = i.account_id WHERE a.email = ?",
+            [.text("lin.proof@example.org")]).compactMap { $0.text(0) }
+        #expect(lin.contains("google"), "a code joined Google: \(lin)")
+        #expect(!emails.contains("bea.apple@example.org"), "deleted without Apple's authorization: \(emails)")
         #expect(try h.count("passkeys") == 1)
     }
 

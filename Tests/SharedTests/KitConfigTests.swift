@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import DevSupport
 import FoundationEssentials
 import Testing
@@ -122,6 +125,25 @@ import Testing
         // Development: localhost over http, for a localhost RP ID only.
         let dev = try parse(#""passkeys":{"rpId":"localhost","webOrigins":["http://localhost:8080"]}"#)
         #expect(dev.passkeys?.relyingParty.origins.contains("http://localhost:8080") == true)
+    }
+
+    @Test func bothFilesAreWrittenPublicAndWhole() throws {
+        var template = Array("/tmp/frontdoor-kit-XXXXXX".utf8CString)
+        let dir = String(cString: try #require(mkdtemp(&template)))
+        defer { _ = ChildProcess.removeTree(dir) }
+        let lines = try KitFilesCommand.write(try parse(Self.google, Self.apple), source: "/etc/frontdoor/config.json", to: dir)
+        #expect(lines == ["wrote \(dir)/config.json", "wrote \(dir)/headers.conf"])
+        for name in ["config.json", "headers.conf"] {
+            var info = stat()
+            #expect(stat(dir + "/" + name, &info) == 0 && info.st_mode & 0o777 == 0o644, "\(name)")
+            #expect(!Files.exists(dir + "/" + name + ".tmp"))
+        }
+        let page = try JSONParser.parse(try #require(FileIO.readFile(dir + "/config.json")))
+        #expect(page == KitFilesCommand.pageConfig(try parse(Self.google, Self.apple)))
+        // A config that did not load: both files again, strict, naming no provider.
+        _ = try KitFilesCommand.write(nil, source: "/etc/frontdoor/config.json", to: dir)
+        let headers = String(decoding: try #require(FileIO.readFile(dir + "/headers.conf")), as: UTF8.self)
+        #expect(headers.contains("script-src 'self';") && !headers.contains("google"))
     }
 
     @Test func theDevelopmentConfigOffersTheStandIns() throws {

@@ -260,6 +260,22 @@ def iphone():
               text(d, "#deleted-apple") == en["ui"]["deletedAppleScheduled"], text(d, "#deleted-apple"))
         shot(d, "deleted-iphone")
         axe_check(d, "the deleted screen")
+
+        # Closing Apple's window while deleting deletes all the same, and says how to remove the app.
+        tap(d, "#deleted-again")
+        wait_screen(d, "signin")
+        apple_sheet(d, "bea.apple@example.org")
+        wait_screen(d, "account")
+        tap(d, "#delete-start")
+        wait_screen(d, "delete")
+        main = d.current_window_handle
+        tap(d, "#delete-confirm")
+        popup(d, main)
+        tap(d, "#apple-cancel")
+        back_to(d, main)
+        wait_screen(d, "deleted")
+        check("iPhone: closing Apple's window deletes anyway and says where to remove the app",
+              text(d, "#deleted-apple") == en["ui"]["deletedAppleNotRequested"], text(d, "#deleted-apple"))
         logs = [entry["message"] for entry in d.get_log("browser") if "script-src" in entry["message"]]
         check("iPhone: no script refused by the CSP", not logs, logs)
     finally:
@@ -315,6 +331,28 @@ def android():
         tap(d, "#form-proof-password button")
         wait_screen(d, "account")
         check("Android: the proof joins Google to the account", "grace.proof@gmail.com" in text(d, "#account-who"))
+
+        # An address Google does not speak for: proof by a code mailed to it, then the join.
+        tap(d, "#sign-out")
+        wait_screen(d, "signin")
+        fill(d, "#email", "lin.proof@example.org")
+        fill(d, "#password", args.password)
+        tap(d, "#register-submit")
+        wait_screen(d, "account")
+        tap(d, "#sign-out")
+        wait_screen(d, "signin")
+        google_sheet(d, "lin.proof@example.org")
+        wait_screen(d, "proof")
+        check("Android: only a code proves an address Google does not speak for",
+              not by(d, "#form-proof-password").is_displayed() and by(d, "#proof-send").is_displayed())
+        earlier = last_mail()
+        tap(d, "#proof-send")
+        wait(d, lambda: by(d, "#proof-code").is_displayed(), 10, "the code field")
+        wait(d, lambda: last_mail() != earlier, 10, "the code's mail")
+        fill(d, "#proof-code", mail_code())
+        tap(d, "#form-proof-code button")
+        wait_screen(d, "account")
+        check("Android: the code joins Google to the account", "lin.proof@example.org" in text(d, "#account-who"))
     finally:
         d.quit()
 
