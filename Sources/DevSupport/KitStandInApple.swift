@@ -10,9 +10,11 @@
 ///   `{authorization: {code, id_token, state}, user?}`, rejected with
 ///   `{error: "popup_closed_by_user"}` when the person closes the window (Apple's script polls
 ///   `closed`), `{error: "popup_blocked_by_browser"}` when no window opened, and
-///   `{error: "user_trigger_new_signin_flow"}` for a sign-in a newer one replaced
+///   `{error: "user_trigger_new_signin_flow"}` for a sign-in a newer one replaced, and with
+///   `{error: "user_cancelled_authorize"}` when the person taps Cancel in Apple's window
 ///   (a-tokyo/react-apple-signin-auth#73, capacitor-community/apple-sign-in#75,
-///   patelmayankce/react-apple-login#39); `AppleIDSignInOnSuccess` and `AppleIDSignInOnFailure`
+///   patelmayankce/react-apple-login#39, aboutyou/dart_packages#97 after Apple's "Incorporating
+///   Sign in with Apple into other platforms"); `AppleIDSignInOnSuccess` and `AppleIDSignInOnFailure`
 ///   events on `document` carry the same (Apple, "Configuring your webpage for Sign in with Apple").
 /// - The window posts `{"method": "oauthDone", "data": …}` as JSON text to its opener, at the
 ///   origin of `redirectURI`, from Apple's origin (here the provider's).
@@ -143,7 +145,11 @@ enum KitStandInApple {
         <script>
           var q = new URLSearchParams(location.search);
           var target = new URL(q.get("redirect_uri")).origin;
-          document.getElementById("apple-cancel").onclick = function () { window.close(); };
+          // Apple's own Cancel answers user_cancelled_authorize; closing the window is popup_closed_by_user.
+          document.getElementById("apple-cancel").onclick = function () {
+            window.opener.postMessage(JSON.stringify({ method: "oauthDone", data: { error: "user_cancelled_authorize" } }), target);
+            window.close();
+          };
           document.getElementById("apple-continue").onclick = function () {
             var email = document.getElementById("apple-email").value;
             fetch("/kit-standins/apple/mint?client_id=" + encodeURIComponent(q.get("client_id")) +

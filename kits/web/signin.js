@@ -174,14 +174,18 @@ async function setUpApple() {
   });
 }
 
-/** Apple's sheet closed without an authorization: nothing changes, focus back on the button.
- * Only a blocked window is worth a sentence (the person tapped and saw nothing). */
+/** Apple's window closed, or its Cancel tapped, or a newer tap replaced it.
+const APPLE_BACKED_OUT = ["popup_closed_by_user", "user_cancelled_authorize", "user_trigger_new_signin_flow"];
+
+/** Apple's sheet ended without an authorization. Backing out is nothing: no message, focus back
+ * on the button. A blocked window is said (the person tapped and saw nothing), and so is any
+ * other failure. */
 function appleBackedOut(error) {
-  if (error === "popup_blocked_by_browser") {
-    fail("signin", { code: "popup_blocked" });
+  if (APPLE_BACKED_OUT.includes(error)) {
+    document.querySelector("#appleid-signin [role=button]")?.focus();
     return;
   }
-  document.querySelector("#appleid-signin [role=button]")?.focus();
+  fail("signin", { code: error === "popup_blocked_by_browser" ? "popup_blocked" : "unknown" });
 }
 
 async function renewAppleNonce() {

@@ -162,12 +162,15 @@ def back_to(d, main):
     d.switch_to.window(main)
 
 
-def apple_sheet(d, email=None, cancel=False):
-    """Taps Apple's button and answers Apple's window."""
+def apple_sheet(d, email=None, cancel=False, close=False):
+    """Taps Apple's button and answers Apple's window: Continue as `email`, its Cancel, or closing
+    the window itself."""
     main = d.current_window_handle
     tap(d, "#appleid-signin [role=button]")
     popup(d, main)
-    if cancel:
+    if close:
+        d.close()
+    elif cancel:
         tap(d, "#apple-cancel")
     else:
         field = by(d, "#apple-email")
@@ -178,14 +181,15 @@ def apple_sheet(d, email=None, cancel=False):
 
 
 def google_sheet(d, email=None, cancel=False):
-    """Taps the button in Google's frame and answers Google's window."""
+    """Taps the button in Google's frame and answers Google's window (Continue as `email`, or the
+    window closed)."""
     main = d.current_window_handle
     d.switch_to.frame(by(d, "#slot-google iframe"))
     tap(d, "#gsi-button")
     d.switch_to.default_content()
     popup(d, main)
     if cancel:
-        tap(d, "#google-cancel")
+        d.close()
     else:
         field = by(d, "#google-email")
         field.clear()
@@ -227,14 +231,17 @@ def iphone():
         # Closing Apple's sheet: the page exactly as it was, focus on the button, no message.
         d.execute_script("document.addEventListener('AppleIDSignInOnFailure', e => { window.appleFailure = e.detail.error; });"
                          "document.querySelector('#appleid-signin [role=button]').focus();")
-        before = snapshot(d)
-        apple_sheet(d, cancel=True)
-        wait(d, lambda: d.execute_script("return window.appleFailure"), 5, "Apple's rejection")
-        check("iPhone: closing Apple's window rejects with popup_closed_by_user",
-              d.execute_script("return window.appleFailure") == "popup_closed_by_user")
-        time.sleep(0.3)
-        after = snapshot(d)
-        check("iPhone: closing Apple's sheet changes nothing on the page", before == after, f"{before} != {after}")
+        for how, error in [("close", "popup_closed_by_user"), ("cancel", "user_cancelled_authorize")]:
+            d.execute_script("window.appleFailure = null;")
+            before = snapshot(d)
+            apple_sheet(d, close=how == "close", cancel=how == "cancel")
+            wait(d, lambda: d.execute_script("return window.appleFailure"), 5, "Apple's rejection")
+            check(f"iPhone: Apple's window ({how}) rejects with {error}",
+                  d.execute_script("return window.appleFailure") == error, d.execute_script("return window.appleFailure"))
+            time.sleep(0.3)
+            after = snapshot(d)
+            check(f"iPhone: backing out of Apple's sheet ({how}) changes nothing on the page", before == after,
+                  f"{before} != {after}")
 
         apple_sheet(d, "ada.apple@example.org")
         wait_screen(d, "account")
