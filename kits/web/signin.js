@@ -150,9 +150,15 @@ async function setUpProviders() {
   const providers = providersHere();
   $("divider").hidden = providers.length === 0;
   const work = [];
-  if (providers.includes("apple")) work.push(setUpApple());
-  if (providers.includes("google")) work.push(setUpGoogle());
-  await Promise.allSettled(work);
+  if (providers.includes("apple")) work.push(setUpApple().catch(() => dropProvider("apple")));
+  if (providers.includes("google")) work.push(setUpGoogle().catch(() => dropProvider("google")));
+  await Promise.all(work);
+}
+
+/** A provider whose script did not load: its slot goes, rather than stay an empty box. */
+function dropProvider(provider) {
+  $(`slot-${provider}`).hidden = true;
+  $("divider").hidden = $("slot-apple").hidden && $("slot-google").hidden;
 }
 
 async function setUpApple() {
