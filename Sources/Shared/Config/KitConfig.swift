@@ -26,6 +26,15 @@ extension Config {
         public static let googleScript = "https://accounts.google.com/gsi/client"
     }
 
+    /// The URLs a browser is sent to by the kit section, with their keys: the self-check flags a
+    /// loopback one outside a development config, as it does an outbound URL.
+    public var kitURLs: [(key: String, url: String)] {
+        guard let kit = kitSection else { return [] }
+        var urls = [("kit.appleScriptUrl", kit.appleScriptUrl), ("kit.googleScriptUrl", kit.googleScriptUrl)]
+        if let redirect = kit.appleRedirectUri { urls.append(("kit.appleRedirectUri", redirect)) }
+        return urls
+    }
+
     /// The kit as the page gets it: the `kit` section's values, or the provider sections' first
     /// ids, and no provider whose id is missing.
     public var kit: Kit {
