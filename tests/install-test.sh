@@ -114,8 +114,15 @@ bin=$dest/usr/local/libexec/frontdoor
 state=$work/var
 mkdir -p "$state"
 chmod 0755 "$dest" "$work"
-release_bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
+# make test names the release build by a path through a folder only root can enter (as a clone in
+# root's home is), which SwiftPM's own answer would not: it resolves symbolic links.
+release_bin=${FRONTDOOR_RELEASE_BIN:-$(swift build -c release --static-swift-stdlib --show-bin-path)}
 dev=$release_bin/frontdoor-dev
+# The app's example route runs as the stack's user, who may not enter the checkout: a copy of it
+# sits in the stack's own folder, as an installed app's program would sit outside any checkout.
+mkdir -p "$work/app"
+install -m 0755 "$release_bin/frontdoor-whoami" "$work/app/frontdoor-whoami"
+chmod 0755 "$work/app"
 # Its own mail port too: a `make run` elsewhere on the box holds the default 8025.
 "$dev" config --database "$state/frontdoor.sqlite3" --provider "http://127.0.0.1:$dev_port" --smtp-port "$smtp_port" \
     --events-secret "$state/events-secret" --site "http://127.0.0.1:$port" >"$state/config.json"
@@ -144,7 +151,7 @@ for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$dev_port/google
 check "make install wrote the page's configuration from that config: the stand-ins' scripts" \
     "grep -q '/kit-standins/apple/1/en_US/appleid.auth.js' '$dest/etc/frontdoor/kit/config.json' &&
      grep -q '\"passkeys\":true' '$dest/etc/frontdoor/kit/config.json'"
-if ! FRONTDOOR_NGINX_DIR="$dest/etc/nginx" FRONTDOOR_WHOAMI="$release_bin/frontdoor-whoami" FRONTDOOR_WELL_KNOWN="$wk" \
+if ! FRONTDOOR_NGINX_DIR="$dest/etc/nginx" FRONTDOOR_WHOAMI="$work/app/frontdoor-whoami" FRONTDOOR_WELL_KNOWN="$wk" \
     FRONTDOOR_KIT_DIR="$dest/usr/local/share/frontdoor/kit" FRONTDOOR_KIT_CONFIG_DIR="$dest/etc/frontdoor/kit" \
     scripts/dev-stack start "$state" "$port" "$bin" "$state/config.json" 2>"$work/stack.err"; then
     bad "nginx with the installed files did not start"
