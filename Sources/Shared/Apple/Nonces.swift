@@ -15,9 +15,9 @@ public enum Nonces {
         return raw
     }
 
-    /// `signin-google`'s optional `rawNonce`, by the same rules; nil when not sent.
+    /// `signin-google`'s optional `rawNonce`, by the same rules; nil when not sent (absent or null).
     static func optionalRawNonce(_ body: JSONValue) throws(FrontdoorError) -> String? {
-        guard body["rawNonce"] != nil else { return nil }
+        guard let value = body["rawNonce"], !value.isNull else { return nil }
         return try rawNonce(body)
     }
 
