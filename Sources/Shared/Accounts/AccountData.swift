@@ -51,7 +51,7 @@ public enum AccountData {
         let current = token.map(Sessions.hash) ?? []
         let sessions = try db.query(
             """
-            SELECT session_id, device_name, created_at, last_used_at, expires_at, token_hash = ?
+            SELECT session_id, device_name, created_at, last_used_at, expires_at, token_hash = ?, signed_in_at
             FROM sessions WHERE account_id = ? AND expires_at > ? ORDER BY created_at, session_id
             """,
             [.blob(current), .text(accountId), .integer(now)]
@@ -59,6 +59,8 @@ public enum AccountData {
             .object([
                 ("sessionId", text(row.text(0))), ("deviceName", text(row.text(1))), ("createdAt", time(row.int(2))),
                 ("lastUsedAt", time(row.int(3))), ("expiresAt", time(row.int(4))), ("current", .bool(row.int(5) == 1)),
+                // Its last real sign-in (rule 18); null for a session from before it was kept.
+                ("signedInAt", time(row.int(6).flatMap { $0 > 0 ? $0 : nil })),
             ])
         }
         return .object([

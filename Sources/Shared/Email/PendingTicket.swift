@@ -14,6 +14,14 @@ public enum PendingTicket: Sendable {
         }
     }
 
+    /// The account the ticket acts on; nil for a reset of an address nobody has.
+    var accountId: String? {
+        switch self {
+        case .join(_, let id, _, _, _), .verify(_, let id): id
+        case .reset(_, let id): id
+        }
+    }
+
     static var invalid: FrontdoorError {
         FrontdoorError(.invalidTicket, "This request has expired or was already used. Please start again.")
     }

@@ -9,6 +9,7 @@ enum ProofConfirmation {
         let password = try body.optionalString("password", maxBytes: 4096, mayHoldNUL: true)
         guard (code == nil) != (password == nil) else { throw .invalidRequest("Send either code or password.") }
         let deviceName = try PersonText.deviceName(body)
+        let reauth = try Reauthentication.bearer(context)
         let db = try context.database()
         switch try PendingTicket.find(ticket, db: db, now: context.now) {
         case .reset:
@@ -20,20 +21,29 @@ enum ProofConfirmation {
         default:
             break
         }
-        if let code { return try byCode(code, ticket: ticket, context: context, db: db, deviceName: deviceName).response }
-        return try byPassword(password ?? "", ticket: ticket, context: context, db: db, deviceName: deviceName).response
+        if let code {
+            return try byCode(code, ticket: ticket, context: context, db: db, deviceName: deviceName, reauth: reauth)
+                .response
+        }
+        return try byPassword(
+            password ?? "", ticket: ticket, context: context, db: db, deviceName: deviceName, reauth: reauth
+        ).response
     }
 
     /// The inbox is proven. A join to an account whose email was typed and never proven also
     /// clears that password and ends the account's sessions: whoever typed the address may have
-    /// set them (account pre-hijacking). An account whose email was proven keeps both.
+    /// set them (account pre-hijacking). An account whose email was proven keeps both. With `reauth`, the
+    /// ticket must be of the bearer's account (checked before the code counts a try), whose
+    /// session is then proven again in place; a join that ends the sessions ends the others.
     static func byCode(
-        _ code: String, ticket: String, context: RequestContext, db: Database, deviceName: String? = nil
+        _ code: String, ticket: String, context: RequestContext, db: Database, deviceName: String? = nil,
+        reauth: Reauthentication? = nil
     ) throws(FrontdoorError) -> SessionBody {
         let now = context.now
         let secret = try context.rateLimitSecret()
         let outcome = try db.transaction { () throws(FrontdoorError) -> Result<SessionBody, FrontdoorError> in
             let pending = try PendingTicket.find(ticket, db: db, now: now)
+            if let reauth { try reauth.requireSame(pending.accountId) }
             let failures = try PendingTicket.codeFailureLimit(pending, db: db, config: context.config, secret: secret)
             if case .refused(let error) = try Codes.check(
                 code, ticketHash: pending.hash, failures: failures, db: db, now: now)
@@ -49,7 +59,11 @@ enum ProofConfirmation {
                     "SELECT 1 FROM accounts WHERE id = ? AND email_verified = 0", [.text(id)])
                 if !typed.isEmpty {
                     try db.run("UPDATE accounts SET password_hash = NULL WHERE id = ?", [.text(id)])
-                    try db.run("DELETE FROM sessions WHERE account_id = ?", [.text(id)])
+                    // A bearer's session stays, to be proven again below: its holder also holds
+                    // the code, and a new session would give them nothing less (docs/security.md).
+                    try db.run(
+                        "DELETE FROM sessions WHERE account_id = ? AND token_hash <> ?",
+                        [.text(id), .blob(reauth?.tokenHash ?? [])])
                 }
                 try InboxProof.dropUnprovenIdentities(of: id, db: db)
                 try link(provider: provider, subject: subject, to: id, db: db, now: now)
@@ -64,7 +78,8 @@ enum ProofConfirmation {
             try Events.record(.verifyingEmail, accountId: accountId, in: db, config: context.config, now: now)
             try db.run("UPDATE accounts SET email_verified = 1 WHERE id = ?", [.text(accountId)])
             return .success(try ProviderSignIn.startSession(
-                db: db, accountId: accountId, created: false, config: context.config, now: now, deviceName: deviceName))
+                db: db, accountId: accountId, created: false, config: context.config, now: now, deviceName: deviceName,
+                reauth: reauth))
         }
         return try outcome.get()
     }
@@ -73,7 +88,8 @@ enum ProofConfirmation {
     /// as proven (the provider verified it), and password and sessions stay. Tries count against
     /// the same limits as logins.
     static func byPassword(
-        _ password: String, ticket: String, context: RequestContext, db: Database, deviceName: String? = nil
+        _ password: String, ticket: String, context: RequestContext, db: Database, deviceName: String? = nil,
+        reauth: Reauthentication? = nil
     ) throws(FrontdoorError) -> SessionBody {
         let now = context.now
         let cost = context.config.passwordCost
@@ -82,6 +98,7 @@ enum ProofConfirmation {
             guard case .join(_, let id, _, _, _) = try PendingTicket.find(ticket, db: db, now: now) else {
                 throw PendingTicket.invalid
             }
+            if let reauth { try reauth.requireSame(id) }
             let rows = try db.query("SELECT email, password_hash FROM accounts WHERE id = ?", [.text(id)])
             let limits = context.config.limits.login(
                 email: rows.first?.text(0) ?? id, client: context.client, secret: secret)
@@ -105,7 +122,8 @@ enum ProofConfirmation {
             try db.run("UPDATE accounts SET email_verified = 1 WHERE id = ?", [.text(id)])
             try EmailSignIn.succeeded(limits, db: db, now: now)
             return try ProviderSignIn.startSession(
-                db: db, accountId: id, created: false, config: context.config, now: now, deviceName: deviceName)
+                db: db, accountId: id, created: false, config: context.config, now: now, deviceName: deviceName,
+                reauth: reauth)
         }
     }
 

@@ -21,6 +21,12 @@ public enum PasskeyEndpoint {
         return session
     }
 
+    /// The stored form of the bearer token `session` admitted.
+    static func bearerHash(_ context: RequestContext) throws(FrontdoorError) -> [UInt8] {
+        guard let token = context.request.bearerToken, Sessions.isWellFormed(token) else { throw Sessions.unauthorized }
+        return Sessions.hash(token)
+    }
+
     /// Only to an account whose email is proven or that has none (rule 17). Its email and name.
     static func eligible(_ accountId: String, _ db: Database) throws(FrontdoorError) -> (String?, String?) {
         guard let row = try db.query(
@@ -41,6 +47,11 @@ public enum PasskeyEndpoint {
         let secret = try context.rateLimitSecret()
         let options = try db.transaction { () throws(FrontdoorError) -> JSONValue in
             let session = try session(context, db)
+            // Rule 18: a stolen session alone must not add a lasting way in (issue 29). First,
+            // before every refusal of its own.
+            try RecentSignIn.require(
+                tokenHash: try bearerHash(context), accountId: session.accountId, db: db,
+                policy: context.config.sessions, now: context.now)
             let (email, name) = try eligible(session.accountId, db)
             // A full account is told before its phone makes a passkey we would refuse, and counts nothing.
             try PasskeyStore.refuseIfFull(session.accountId, db: db)

@@ -4,7 +4,7 @@ enum Migrations {
     static let scripts: [String] = [
         v1, v2, emailCodesAndLimits, accountDeletion, keyedRateLimits, reviewFixes, slidingSessions, relayWindow,
         eventOutbox, sealedUnderServerKey, outboxHeads, domainKeys, disabledAccounts,
-        providerEvents, ephemeralKinds, passkeys,
+        providerEvents, ephemeralKinds, passkeys, settings,
     ]
 
     /// What a script leaves to Swift, run right after it in the same transaction.
@@ -373,5 +373,15 @@ enum Migrations {
         CREATE TABLE passkeys (credential_id BLOB PRIMARY KEY, account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE, public_key BLOB NOT NULL, sign_count INTEGER NOT NULL, backup_eligible INTEGER NOT NULL, backup_state INTEGER NOT NULL, transports TEXT NOT NULL, name TEXT, created_at INTEGER NOT NULL, last_used_at INTEGER, counter_regressions INTEGER NOT NULL DEFAULT 0, backup_changes INTEGER NOT NULL DEFAULT 0) STRICT, WITHOUT ROWID;
         CREATE INDEX passkeys_account ON passkeys(account_id);
         ALTER TABLE accounts ADD COLUMN passkey_handle BLOB;
+        """
+
+    /// Issue 31, settings (rule 18): when each session was made or last proven by a real sign-in
+    /// (a renewal is not one), which the sensitive actions judge "recent" by; a session from
+    /// before this version gets 0, never recent, so its holder signs in again before changing how
+    /// the account is entered. And the new address an address change waits to prove
+    /// (`email_tickets` of purpose `change`, kept as long as the ticket).
+    static let settings = """
+        ALTER TABLE sessions ADD COLUMN signed_in_at INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE email_tickets ADD COLUMN email TEXT;
         """
 }

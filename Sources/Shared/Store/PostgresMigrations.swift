@@ -106,7 +106,13 @@ enum PostgresMigrations {
 
     /// Versions after the baseline, each a list of statements; version `baselineVersion + i + 1`
     /// is `later[i]`. A version that SQLite's `Migrations` adds gets its entry here too.
-    static let later: [[String]] = []
+    static let later: [[String]] = [
+        // 17, `Migrations.settings`: the last real sign-in of each session, and an address change's new address.
+        [
+            "ALTER TABLE sessions ADD COLUMN signed_in_at bigint NOT NULL DEFAULT 0",
+            #"ALTER TABLE email_tickets ADD COLUMN email text COLLATE "C""#,
+        ],
+    ]
 
     /// The version this code brings a store to; the same as SQLite's.
     static var currentVersion: Int { baselineVersion + later.count }
