@@ -1,12 +1,17 @@
 /// `account`: everything the store holds about the person, as their own copy of it (GDPR Art. 15,
-/// access, and Art. 20, portability), and the one thing they change here, their name. No secret is
-/// ever in it: no password hash, token or token hash, and no provider subject.
+/// access, and Art. 20, portability), their name, and (rule 18, `Sources/Shared/Settings`) how
+/// they sign in: password, address, identities. No secret is ever in an answer: no password
+/// hash, token or token hash, and no provider subject.
 public enum AccountData {
     public static func handle(_ context: RequestContext) throws(FrontdoorError) -> CGIResponse {
         switch try context.body.requiredString("action", maxBytes: 64) {
         case "get": return try get(context)
         case "update": return try update(context)
-        default: throw .invalidRequest("action must be \"get\" or \"update\".")
+        case "change_password": return try PasswordSettings.change(context)
+        case "set_password": return try PasswordSettings.set(context)
+        default:
+            throw .invalidRequest(
+                "action must be get, update, change_password or set_password.")
         }
     }
 
