@@ -9,9 +9,10 @@ public enum AccountData {
         case "update": return try update(context)
         case "change_password": return try PasswordSettings.change(context)
         case "set_password": return try PasswordSettings.set(context)
+        case "change_email": return try EmailChange.start(context)
         default:
             throw .invalidRequest(
-                "action must be get, update, change_password or set_password.")
+                "action must be get, update, change_password, set_password or change_email.")
         }
     }
 

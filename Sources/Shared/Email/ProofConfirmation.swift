@@ -14,7 +14,7 @@ enum ProofConfirmation {
         switch try PendingTicket.find(ticket, db: db, now: context.now) {
         case .reset:
             throw PendingTicket.invalid
-        case .verify where password != nil:
+        case .verify where password != nil, .change where password != nil:
             throw .invalidRequest("This can only be confirmed with the code sent by email.")
         case .join(_, _, _, _, let methods) where password != nil && !methods.contains("password"):
             throw .invalidRequest("This can only be confirmed with the code sent by email.")
@@ -32,7 +32,8 @@ enum ProofConfirmation {
 
     /// The inbox is proven. A join to an account whose email was typed and never proven also
     /// clears that password and ends the account's sessions: whoever typed the address may have
-    /// set them (account pre-hijacking). An account whose email was proven keeps both. With `reauth`, the
+    /// set them (account pre-hijacking). An account whose email was proven keeps both. An address
+    /// change's new address becomes the account's (`EmailChange.apply`). With `reauth`, the
     /// ticket must be of the bearer's account (checked before the code counts a try), whose
     /// session is then proven again in place; a join that ends the sessions ends the others.
     static func byCode(
@@ -41,7 +42,8 @@ enum ProofConfirmation {
     ) throws(FrontdoorError) -> SessionBody {
         let now = context.now
         let secret = try context.rateLimitSecret()
-        let outcome = try db.transaction { () throws(FrontdoorError) -> Result<SessionBody, FrontdoorError> in
+        typealias Confirmed = (body: SessionBody, notice: SettingsNotice?)
+        let outcome = try db.transaction { () throws(FrontdoorError) -> Result<Confirmed, FrontdoorError> in
             let pending = try PendingTicket.find(ticket, db: db, now: now)
             if let reauth { try reauth.requireSame(pending.accountId) }
             let failures = try PendingTicket.codeFailureLimit(pending, db: db, config: context.config, secret: secret)
@@ -52,6 +54,7 @@ enum ProofConfirmation {
             }
             guard try PendingTicket.spend(pending.hash, db: db) else { throw PendingTicket.invalid }
             let accountId: String
+            var notice: SettingsNotice?
             switch pending {
             case .join(_, let id, let provider, let subject, _):
                 accountId = id
@@ -72,16 +75,22 @@ enum ProofConfirmation {
                 // The session's holder read the code: whoever made the account owns the inbox.
                 accountId = id
                 try db.run("UPDATE identities SET email_proven = 1 WHERE account_id = ?", [.text(id)])
+            case .change(_, let id, let email):
+                accountId = id
+                notice = try EmailChange.apply(email, to: id, db: db, config: context.config, now: now)
             case .reset:
                 throw PendingTicket.invalid
             }
             try Events.record(.verifyingEmail, accountId: accountId, in: db, config: context.config, now: now)
             try db.run("UPDATE accounts SET email_verified = 1 WHERE id = ?", [.text(accountId)])
-            return .success(try ProviderSignIn.startSession(
+            let body = try ProviderSignIn.startSession(
                 db: db, accountId: accountId, created: false, config: context.config, now: now, deviceName: deviceName,
-                reauth: reauth))
+                reauth: reauth)
+            return .success((body, notice))
         }
-        return try outcome.get()
+        let confirmed = try outcome.get()
+        if let notice = confirmed.notice { context.runAfterAnswer { notice.send(context) } }
+        return confirmed.body
     }
 
     /// The account's password proves the person is its owner: the identity joins, the email counts
