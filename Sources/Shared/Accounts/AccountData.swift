@@ -10,9 +10,10 @@ public enum AccountData {
         case "change_password": return try PasswordSettings.change(context)
         case "set_password": return try PasswordSettings.set(context)
         case "change_email": return try EmailChange.start(context)
+        case "link": return try IdentityLink.handle(context)
         default:
             throw .invalidRequest(
-                "action must be get, update, change_password, set_password or change_email.")
+                "action must be get, update, change_password, set_password, change_email or link.")
         }
     }
 
