@@ -11,9 +11,10 @@ public enum AccountData {
         case "set_password": return try PasswordSettings.set(context)
         case "change_email": return try EmailChange.start(context)
         case "link": return try IdentityLink.handle(context)
+        case "unlink": return try IdentityUnlink.handle(context)
         default:
             throw .invalidRequest(
-                "action must be get, update, change_password, set_password, change_email or link.")
+                "action must be get, update, change_password, set_password, change_email, link or unlink.")
         }
     }
 

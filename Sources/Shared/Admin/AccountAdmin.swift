@@ -85,15 +85,11 @@ enum AccountAdmin {
     static func unlink(_ accountId: String, provider: String, session: AdminSession) throws -> JSONValue {
         let db = try session.database()
         return try db.transaction { () throws(FrontdoorError) -> Result<JSONValue, AdminError> in
-            let account = try db.query("SELECT password_hash IS NOT NULL FROM accounts WHERE id = ?", [.text(accountId)])
-            guard let row = account.first else { return .failure(.noAccount("that id")) }
-            // A passkey counts as one way in, however many the account has.
-            let linked = try PasskeyStore.providers(accountId, db)
-            guard linked.contains(provider) else {
+            guard let ways = try WaysIn.of(accountId, db: db) else { return .failure(.noAccount("that id")) }
+            guard ways.contains(provider) else {
                 return .failure(AdminError(.notFound, "The account has no \(provider) identity."))
             }
-            let ways = linked.count + (row.int(0) == 1 ? 1 : 0)
-            guard ways > 1 else {
+            guard WaysIn.remain(ways, without: provider) else {
                 return .failure(AdminError(.unavailable, "Refused: \(provider) is the account's last way in."))
             }
             try db.run("DELETE FROM identities WHERE account_id = ? AND provider = ?", [.text(accountId), .text(provider)])

@@ -7,6 +7,7 @@ public struct Event: Sendable, Equatable {
         case linked = "account.linked"
         case emailVerified = "account.email_verified"
         case deleted = "account.deleted"
+        case unlinked = "account.unlinked"
         case updated = "account.updated"
     }
 

@@ -20,6 +20,9 @@ public enum Events {
         /// The account is about to be deleted (call before the delete, while its identities are
         /// there to read): `account.deleted`. The row references nothing, so it outlives the account.
         case deleting
+        /// `provider`'s way in was just removed (call after the removal, so `providers` says what
+        /// is left): `account.unlinked`.
+        case unlinked(provider: String)
         /// The account's password or address was just changed (`changed`: `password` or `email`):
         /// `account.updated`, never with the value.
         case updated(changed: String)
@@ -57,6 +60,8 @@ public enum Events {
             guard !hadPassword || !verified else { return }
         case .deleting:
             try write(.deleted, accountId, now, providers, db)
+        case .unlinked(let provider):
+            try write(.unlinked, accountId, now, providers, db, provider: provider)
         case .updated(let changed):
             try write(.updated, accountId, now, providers, db, changed: [changed])
         }

@@ -138,12 +138,23 @@ public enum PasskeyEndpoint {
         return CGIResponse(status: 200, body: .object([("passkeys", listed)]))
     }
 
-    /// Ends no session: a passkey is a way in, not a sign-in.
+    /// Ends no session: a passkey is a way in, not a sign-in. Removing a way in is rule 18's: it
+    /// needs a recent sign-in, and the account's last passkey goes only when another way in
+    /// remains (`WaysIn`).
     static func delete(_ context: RequestContext) throws(FrontdoorError) -> CGIResponse {
         let passkeyId = try context.body.requiredString("passkeyId", maxBytes: 2048)
         let db = try context.database()
         try db.transaction { () throws(FrontdoorError) in
-            try PasskeyStore.delete(passkeyId, accountId: try session(context, db).accountId, db: db)
+            let accountId = try session(context, db).accountId
+            try RecentSignIn.require(
+                tokenHash: try bearerHash(context), accountId: accountId, db: db, policy: context.config.sessions,
+                now: context.now)
+            try PasskeyStore.delete(passkeyId, accountId: accountId, db: db)
+            let left = try db.query("SELECT 1 FROM passkeys WHERE account_id = ? LIMIT 1", [.text(accountId)])
+            if left.isEmpty, let ways = try WaysIn.of(accountId, db: db), ways.isEmpty {
+                throw FrontdoorError(
+                    .lastSignInMethod, "This is the account's last way to sign in. Add another before removing it.")
+            }
         }
         return CGIResponse(status: 200, body: .object([("deleted", true)]))
     }
