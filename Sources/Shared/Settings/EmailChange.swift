@@ -45,7 +45,7 @@ enum EmailChange {
                 purpose: "change", accountId: asked.acting.accountId,
                 addressKey: RateLimits.addressKey(asked.email, secret: secret), email: asked.email, db: db, now: now,
                 lifetime: context.config.ticketLifetimeSeconds)
-            try Codes.store(code, ticketHash: made.hash, db: db, now: now)
+            try Codes.store(code, ticketHash: made.hash, key: try context.codeKey(), db: db, now: now)
             // The crash suite kills a change here: mailed, its ticket and code written, nothing committed.
             TestHooks.pause("email-change-started")
             return made.ticket
