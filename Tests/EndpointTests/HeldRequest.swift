@@ -17,12 +17,13 @@ final class HeldRequest {
     private var killed = false
 
     /// A POST with `json` (its body, of `contentType`), or with `json` nil a bodiless request of `method` (the session check's GET).
+    /// `tag` names the hold's folder when two requests hold at the same point at once.
     init(
         _ h: Harness, _ endpoint: String, method: String = "POST", json: String?, holdAt point: String,
-        authorization: String? = nil, contentType: String = "application/json"
+        authorization: String? = nil, contentType: String = "application/json", tag: String? = nil
     ) throws {
         self.point = point
-        folder = h.dir + "/hold-\(point)"
+        folder = h.dir + "/hold-\(tag ?? point)"
         mkdir(folder, 0o700)
         let body = Array((json ?? "").utf8)
         Harness.registerSecrets(of: body, authorization: authorization)

@@ -73,6 +73,8 @@ enum EmailChange {
         _ email: String, to accountId: String, db: Database, config: Config, now: UnixTime
     ) throws(FrontdoorError) -> SettingsNotice? {
         try refuseIfTaken(email, by: accountId, db: db)
+        // Checked free, not yet written: a registration of the address races here.
+        TestHooks.pause("email-change-checked")
         let notice = try SettingsNotice.read(.addressChanged, accountId: accountId, db: db, now: now)
         try Events.record(.verifyingEmail, accountId: accountId, in: db, config: config, now: now)
         try db.run(

@@ -6,6 +6,11 @@
 enum IdentityLink {
     static func handle(_ context: RequestContext) throws(FrontdoorError) -> CGIResponse {
         let provider = try context.body.requiredString("provider", maxBytes: 64)
+        // A provider this box does not offer is nothing to link, as passkeys without their section.
+        let offered = provider == "google" ? context.config.google != nil : context.config.apple != nil
+        if ["google", "apple"].contains(provider) && !offered {
+            throw FrontdoorError(.notFound, "Signing in with \(provider) is not offered here.")
+        }
         switch provider {
         case "google":
             let idToken = try context.body.requiredString("idToken")
