@@ -72,11 +72,17 @@ final class HeldRequest {
         return result.exitStatus
     }
 
+    /// Lets the process go on without waiting for it (it may then wait for a lock another held
+    /// request has); `release()` collects its answer later.
+    func letGo() {
+        let go = open("\(folder)/\(point).go", O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        if go >= 0 { close(go) }
+    }
+
     /// Lets the process go on and returns its answer.
     func release() throws -> CGIAnswer {
         if let finished { return finished }
-        let go = open("\(folder)/\(point).go", O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
-        if go >= 0 { close(go) }
+        letGo()
         let result = ChildProcess.finish(pid: pid, stdoutPath: stdoutPath, stderrPath: stderrPath)
         guard let answer = CGIAnswer.parse(result) else {
             throw HarnessError("no CGI answer after \(point) (exit \(result.exitStatus)): \(result.stderrText)")

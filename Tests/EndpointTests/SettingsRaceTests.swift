@@ -146,6 +146,44 @@ import Testing
         }
     }
 
+    /// The registration checked the address free before the confirm's transaction began, and
+    /// writes it between the confirm's check and its write. SQLite: the registration's write waits
+    /// for the confirm's writer lock, and the confirm wins. PostgreSQL: the registration commits;
+    /// the confirm's check read the key it wrote, so its write is a serialization failure (not a
+    /// unique violation's 500), and the attempt run again answers 409 `email_taken`.
+    @Test func aRegistrationWritingBetweenTheConfirmsCheckAndItsWrite() throws {
+        let w = try SettingsWorld()
+        let ada = try w.google("race-straddle-ada")
+        let started = try w.account("change_email", [("newEmail", "straddle.race@example.org")], as: ada)
+        let ticket = try #require(started.body["ticket"]?.stringValue, "\(started.rawBody)")
+        let code = try #require(w.h.smtp.lastCode(to: "straddle.race@example.org"))
+        let register = JSONValue.object([
+            ("action", "register"), ("email", "straddle.race@example.org"), ("password", .string(SettingsWorld.password)),
+        ]).serialized
+        let registration = try HeldRequest(w.h, "signin-email", json: register, holdAt: "registration-checked")
+        try registration.waitUntilHeld()
+        let confirm = try HeldRequest(
+            w.h, "verify-email",
+            json: JSONValue.object([("action", "confirm"), ("ticket", .string(ticket)), ("code", .string(code))]).serialized,
+            holdAt: "email-change-checked")
+        try confirm.waitUntilHeld()
+        if TestStore.isPostgres {
+            let registered = try registration.release()
+            #expect(registered.status == 201, "\(registered.rawBody)")
+            let lost = try confirm.release()
+            #expect(lost.status == 409 && lost.errorCode == "email_taken", "\(lost.rawBody) \(lost.stderr)")
+            #expect(try w.account("get", as: ada).body["email"]?.stringValue == "race-straddle-ada@gmail.com")
+            #expect(try w.h.count("accounts") == 2)
+        } else {
+            registration.letGo()
+            let won = try confirm.release()
+            #expect(won.status == 200, "\(won.rawBody)")
+            let lost = try registration.release()
+            #expect(lost.status == 409 && lost.errorCode == "email_taken", "\(lost.rawBody)")
+            try Self.expectOneOwner(w, "straddle.race@example.org", ada.accountId)
+        }
+    }
+
     static func expectOneOwner(
         _ w: SettingsWorld, _ email: String, _ accountId: String, sourceLocation: SourceLocation = #_sourceLocation
     ) throws {

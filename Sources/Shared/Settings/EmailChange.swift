@@ -67,8 +67,9 @@ enum EmailChange {
 
     /// At `confirm`, inside its transaction, once the code is right: the address becomes the
     /// account's, proven, unless another account took it meanwhile (409 `email_taken`, nothing
-    /// changes; on PostgreSQL a registration committing the same key meanwhile makes this attempt
-    /// run again, and the check then sees it). The notice for the old address is read first.
+    /// changes; on PostgreSQL a registration committing the key after this check makes the write a
+    /// serialization failure, since the check read the key, and the attempt run again sees it).
+    /// The notice for the old address is read first.
     static func apply(
         _ email: String, to accountId: String, db: Database, config: Config, now: UnixTime
     ) throws(FrontdoorError) -> SettingsNotice? {

@@ -129,11 +129,6 @@ final class PostgresDatabase {
             do {
                 return try connection.query(text, params)
             } catch {
-                // Inside a transaction, a unique index refusing a key that the body's own check
-                // (a SELECT, or ON CONFLICT) did not see was written by a transaction that committed
-                // after this one's snapshot: a conflict like any other, which the next attempt's
-                // check then sees (an address change's confirm racing a registration, say).
-                if !alone && error.sqlstate == "23505" { conflicted = true }
                 if error.isRetryable {
                     conflicted = true
                     if alone && Self.mayRetry(attempt, since: started) {
