@@ -14,8 +14,9 @@ enum IdentityLink {
         switch provider {
         case "google":
             let idToken = try context.body.requiredString("idToken")
+            let rawNonce = try Nonces.optionalRawNonce(context.body)
             let acting = try before(.google, context)
-            let identity = try GoogleSignIn.verifiedIdentity(idToken, context: context)
+            let identity = try GoogleSignIn.verifiedIdentity(idToken, rawNonce: rawNonce, context: context)
             return try link(identity, acting: acting, context: context, alongside: {})
         case "apple":
             return try AppleSignIn.withIdentity(context, beforeToken: { () throws(FrontdoorError) -> ActingSession in
