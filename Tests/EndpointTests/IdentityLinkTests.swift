@@ -60,6 +60,28 @@ import Testing
         SettingsWorld.expectReauthentication(try linkGoogle(w, ada, bobs), methods: ["password"])
     }
 
+    /// A Google token's nonce is checked as `signin-google` checks it: with `rawNonce` its claim
+    /// must be the raw value's hash, and with `google.requireNonce` a link without one is refused.
+    @Test func googlesNonceIsCheckedAsAtSignIn() throws {
+        let w = try SettingsWorld()
+        let ada = try w.proven("nonce.link@example.org")
+        let raw = AppleWorld.nonce()
+        let token = try w.h.google.token(sub: "nonce-link", email: nil, overrides: [("nonce", .string(FakeApple.nonceClaim(raw)))])
+        let wrong = try w.account(
+            "link", [("provider", "google"), ("idToken", .string(token)), ("rawNonce", .string(raw + "x"))], as: ada)
+        #expect(wrong.status == 401 && wrong.errorCode == "invalid_token", "\(wrong.rawBody)")
+        try w.h.writeConfig([("google", .object([
+            ("clientIds", .array([.string(FakeGoogle.clientId)])), ("certsUrl", .string(w.h.google.certsURL)),
+            ("requireNonce", true),
+        ]))])
+        let without = try w.account("link", [("provider", "google"), ("idToken", .string(token))], as: ada)
+        #expect(without.status == 401 && without.errorCode == "invalid_token", "\(without.rawBody)")
+        #expect(try w.h.count("identities") == 0)
+        let right = try w.account(
+            "link", [("provider", "google"), ("idToken", .string(token)), ("rawNonce", .string(raw))], as: ada)
+        #expect(right.status == 200, "\(right.rawBody)")
+    }
+
     /// Apple through the relay: the nonce is spent, the relay user is deleted after the answer,
     /// and the Apple identity then signs in to the account. Without a recent sign-in, or with an
     /// Apple identity already linked, the nonce is not spent and Firebase is not asked.
