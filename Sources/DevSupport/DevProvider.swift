@@ -57,6 +57,15 @@ public enum DevProvider {
                 }
                 return .respond(LoopbackHTTPServer.Response(
                     status: 200, headers: [("Content-Type", "text/plain")], body: Array(code.utf8)))
+            case "/mail/list":
+                // One line a mail, oldest first: its recipients and subject (the settings tour's notices).
+                let lines = sink.messages.map { message in
+                    let subject = message.data.split(separator: "\r\n").first { $0.hasPrefix("Subject: ") }
+                        .map { String($0.dropFirst("Subject: ".count)) } ?? ""
+                    return message.recipients.joined(separator: ", ") + " " + subject + "\n"
+                }
+                return .respond(LoopbackHTTPServer.Response(
+                    status: 200, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Array(lines.joined().utf8)))
             case "/mail/last":
                 guard let last = sink.messages.last else {
                     return .respond(.json(#"{"error":"no mail yet"}"#, status: 404))
@@ -276,6 +285,7 @@ public enum DevProvider {
         and one "frontdoor-dev: event …" line each in var/dev-provider.log. Make it fail to watch the
         retries: curl -s '\(providerURL)/events/mode?set=500' (or hang, refuse, accept).
 
+        \(settingsTour(port: port, providerURL: providerURL))
         \(passkeyTour(port: port, providerURL: providerURL))
         Delete the account (no fresh Apple authorization: appleRevocation is not_requested or not_applicable):
 
@@ -329,6 +339,36 @@ public enum DevProvider {
 
               curl -s http://127.0.0.1:\(port)/.well-known/apple-app-site-association
               curl -s http://127.0.0.1:\(port)/.well-known/assetlinks.json
+
+            """
+    }
+
+    /// The settings part of the usage text (rule 18): a change of password and of address, each
+    /// mail on the mail page. Every indented line is a command, run in order by `SettingsTourTests`.
+    static func settingsTour(port: String, providerURL: String) -> String {
+        let auth = "http://127.0.0.1:\(port)/auth"
+        let json = "-H 'Content-Type: application/json'"
+        let bearer = "-H \"Authorization: Bearer $SESSION\""
+        func field(_ name: String) -> String { "sed -n 's/.*\"\(name)\":\"\\([^\"]*\\)\".*/\\1/p'" }
+        return """
+            Settings tour: change the password and the address from inside the app. Each change is
+            told to the person by mail after the answer (/mail/list lists every mail's recipient and
+            subject), and the address change is proven by a code to the new address. A fresh session
+            is a recent sign-in; one older than sessions.recentSignInSeconds (600 s) is asked to sign
+            in again first (403 reauthentication_required), which any sign-in sent with its bearer does.
+
+              SESSION=$(curl -s -X POST \(auth)/signin-email \(json) \\
+                   -d '{"action":"register","email":"settings.tour@example.org","password":"a dev password"}' | \(field("sessionToken")))
+              curl -s -w '\\n' -X POST \(auth)/account \(json) \(bearer) \\
+                   -d '{"action":"change_password","currentPassword":"a dev password","newPassword":"a new dev password"}'
+              TICKET=$(curl -s -X POST \(auth)/account \(json) \(bearer) \\
+                   -d '{"action":"change_email","newEmail":"settings.moved@example.org"}' | \(field("ticket")))
+              CODE=$(curl -s \(providerURL)/mail/code)
+              curl -s -w '\\n' -X POST \(auth)/verify-email \(json) \(bearer) \\
+                   -d "{\\"action\\":\\"confirm\\",\\"ticket\\":\\"$TICKET\\",\\"code\\":\\"$CODE\\"}"
+              curl -s -w '\\n' -X POST \(auth)/signin-email \(json) \\
+                   -d '{"action":"login","email":"settings.moved@example.org","password":"a new dev password"}'
+              curl -s \(providerURL)/mail/list
 
             """
     }

@@ -178,7 +178,7 @@ final class Harness: @unchecked Sendable {
         guard let json = try? JSONParser.parse(body) else { return }
         for name in [
             "password", "email", "idToken", "identityToken", "rawNonce", "ticket", "appleAuthorizationCode",
-            "appleIdentityToken", "appleRawNonce",
+            "appleIdentityToken", "appleRawNonce", "currentPassword", "newPassword", "newEmail",
         ] {
             TestLogs.register(json[name]?.stringValue)
         }

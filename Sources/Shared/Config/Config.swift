@@ -472,6 +472,7 @@ public struct Config: Sendable {
         if r.has("maxLifetimeSeconds") {
             policy.maxLifetimeSeconds = try r.int("maxLifetimeSeconds", default: 0, range: 1...(10 * 366 * 86_400))
         }
+        policy.recentSignInSeconds = try r.int("recentSignInSeconds", default: 600, range: 1...(400 * 86_400))
         try r.rejectUnknown()
         guard policy.renewAfterSeconds < lifetime else {
             throw ConfigError(key: r.key("renewAfterSeconds"), reason: "must be less than sessionLifetimeSeconds (\(lifetime))")
