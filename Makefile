@@ -5,10 +5,10 @@ VAR := $(CURDIR)/var
 PORT ?= 8080
 DEV_PORT ?= 8081
 # SQLite is built from Debian's source package by scripts/sqlite-deps (docs/sqlite.md): curl
-# fetches it, gpgv and the keyring check unstable's index when the pin is gone, xz-utils and
+# fetches it (and scripts/password-list's .deb; pip its wheels, python3 builds the list), gpgv and the keyring check unstable's index when the pin is gone, xz-utils and
 # patch unpack it, gcc and make build it.
 APT_PACKAGES := libssl-dev libcurl4-openssl-dev libsodium-dev pkg-config nginx fcgiwrap curl binutils python3 \
-    gcc make patch xz-utils gpgv debian-archive-keyring
+    gcc make patch xz-utils gpgv debian-archive-keyring python3-pip
 # The servers the PostgreSQL tests start under a folder of their own (scripts/pg-stack): installed
 # without the cluster and the pgbouncer service Debian would otherwise create and start.
 PG_PACKAGES := postgresql pgbouncer
@@ -47,7 +47,8 @@ LOG_DIR := $(VAR)/test-logs
 FUZZ_SECONDS ?= 60
 
 # Installs the Debian packages the build and the tests need, when root and when missing, and
-# builds the SQLite frontdoor links (.build/sqlite/current; reused until deps/ changes).
+# builds the SQLite frontdoor links (.build/sqlite/current) and the list of common passwords
+# (.build/passwords/current, docs/security.md); each reused until its pin or script changes.
 # PostgreSQL: postgresql-common first, whose createcluster.conf is then told not to make the
 # `main` cluster; the servers' packages after it, with service starts refused for that one
 # install (policy-rc.d, unless the machine has its own), so no PostgreSQL or pgbouncer is left running.
@@ -77,6 +78,7 @@ deps:
 	    fi; \
 	fi
 	@scripts/sqlite-deps
+	@scripts/password-list
 
 build: deps
 	$(SWIFT) build --build-tests
