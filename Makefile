@@ -182,7 +182,8 @@ run: release stop
 	    store="--postgres-url postgresql://$$user@/frontdoor?host=$(PG_VAR)&port=6432 --ledger $(VAR)/deletions.ledger --audit-key $(VAR)/audit-key"; \
 	elif [ "$(STORE)" != sqlite ]; then echo "run: STORE is sqlite or postgres" >&2; exit 2; fi; \
 	"$$bin/frontdoor-dev" config --database $(VAR)/frontdoor.sqlite3 --provider http://127.0.0.1:$(DEV_PORT) \
-	    --events-secret $(VAR)/events-secret --site http://127.0.0.1:$(PORT) $$store > $(VAR)/config.json && chmod 600 $(VAR)/config.json && \
+	    --events-secret $(VAR)/events-secret --site http://127.0.0.1:$(PORT) \
+	    --password-list $(CURDIR)/.build/passwords/current/common-passwords $$store > $(VAR)/config.json && chmod 600 $(VAR)/config.json && \
 	mkdir -p $(VAR)/well-known && \
 	"$$bin/frontdoor-check" --print-association-files --config $(VAR)/config.json --out $(VAR)/well-known >/dev/null && \
 	( setsid "$$bin/frontdoor-dev" serve --port $(DEV_PORT) --events-secret $(VAR)/events-secret \

@@ -30,7 +30,7 @@ case "serve":
 case "config":
     guard let database = option("--database", in: arguments), let provider = option("--provider", in: arguments) else {
         fail("usage: frontdoor-dev config --database PATH --provider URL [--smtp-port N] [--events-secret FILE] [--site URL]"
-            + " [--postgres-url URL --ledger FILE --audit-key FILE]")
+            + " [--postgres-url URL --ledger FILE --audit-key FILE] [--password-list FILE]")
     }
     var postgres: (url: String, ledgerFile: String, auditKeyFile: String)? = nil
     if let url = option("--postgres-url", in: arguments) {
@@ -44,7 +44,7 @@ case "config":
             databasePath: database, providerURL: provider,
             smtpPort: option("--smtp-port", in: arguments).flatMap(Int.init) ?? DevProvider.smtpPort,
             eventsSecretFile: option("--events-secret", in: arguments), siteURL: option("--site", in: arguments),
-            postgres: postgres)
+            postgres: postgres, passwordList: option("--password-list", in: arguments))
         print(config.serialized)
     } catch {
         fail("config: \(error)")

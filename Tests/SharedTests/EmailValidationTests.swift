@@ -188,15 +188,6 @@ import Testing
         #expect(try !PasswordHasher.verify("AAAAAAAA", against: dummy))
         #expect(try !PasswordHasher.verify("anything", against: "garbage"))
     }
-
-    @Test func lengthRule() throws {
-        #expect(throws: FrontdoorError(.invalidPassword, "")) { try PasswordHasher.checkLength("1234567") }
-        #expect(throws: Never.self) { try PasswordHasher.checkLength("12345678") }
-        #expect(throws: Never.self) { try PasswordHasher.checkLength(String(repeating: "x", count: 1024)) }
-        #expect(throws: FrontdoorError(.invalidPassword, "")) {
-            try PasswordHasher.checkLength(String(repeating: "x", count: 1025))
-        }
-    }
 }
 
 @Suite struct CodesAndMailTests {

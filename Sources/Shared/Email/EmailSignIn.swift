@@ -29,7 +29,8 @@ public enum EmailSignIn {
         let name = try displayName(body)
         let deviceName = try PersonText.deviceName(body)
         let email = try EmailValidation.checked(typed, acceptAsTyped: try body.optionalBool("acceptAsTyped") ?? false)
-        try PasswordHasher.checkLength(password)
+        // Rule 19 before anything is counted or hashed: a refused password costs no try.
+        try PasswordPolicy.check(password, context: .init(email: email), config: context.config)
         let db = try context.database()
         let key = EmailAddress.matchKey(email)
         let taken = FrontdoorError(.emailTaken, "An account with this email already exists. Please sign in instead.")
