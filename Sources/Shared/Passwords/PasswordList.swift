@@ -17,7 +17,7 @@ import Glibc
 ///
 /// A look-up reads two neighbouring index entries and searches the few dozen fingerprints
 /// between them by bisection.
-public final class PasswordList {
+public final class PasswordList: Sendable {
     static let magic = Array("FDPWLST1".utf8)
     static let headerBytes = 24
 

@@ -79,9 +79,10 @@ public enum PasswordPolicy {
     }
 
     /// The checks made on the box, in order: the length; the whole password on the list; runs and
-    /// context words covering more than half of it (`contains_context` when the words cover at
-    /// least as much as the runs, else `repetitive`); what is left once they are taken out, on the
-    /// list. nil: it passes them.
+    /// context words together covering more than half of its code points (`contains_context` when
+    /// the words alone cover more than half, or at least as much as the runs; else `repetitive`);
+    /// its letters and digits left once they are taken out, on the list (`common`: "elephant"
+    /// in "elephant-1234567", "password" in "p.a.s.s.w.o.r.d"). nil: it passes them.
     public static func verdict(
         _ password: String, context: Context, rules: Config.Passwords, list: PasswordList
     ) -> Reason? {
@@ -95,10 +96,26 @@ public enum PasswordPolicy {
         PasswordRuns.mark(words: context.words() + rules.contextWords, in: folded, into: &words)
         let inRuns = runs.lazy.filter { $0 }.count
         let inWords = words.lazy.filter { $0 }.count
-        let left = (0..<n).filter { !runs[$0] && !words[$0] }.map { folded[$0] }
-        if 2 * (n - left.count) > n { return inWords > 0 && inWords >= inRuns ? .containsContext : .repetitive }
-        if left.count < n && list.contains(left) { return .common }
+        let covered = (0..<n).filter { runs[$0] || words[$0] }.count
+        if 2 * covered > n {
+            return inWords > 0 && (2 * inWords > n || inWords >= inRuns) ? .containsContext : .repetitive
+        }
+        let left = (0..<n).filter { !runs[$0] && !words[$0] && isLetterOrDigit(folded[$0]) }.map { folded[$0] }
+        if !left.isEmpty && left.count < n && list.contains(left) { return .common }
         return nil
+    }
+
+    /// Letters (with their marks) and digits: what is left of a password is read without the
+    /// spaces and punctuation that held its runs apart.
+    static func isLetterOrDigit(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.isASCII { return (0x30...0x39).contains(scalar.value) || (0x61...0x7A).contains(scalar.value) || (0x41...0x5A).contains(scalar.value) }
+        switch scalar.properties.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+            .nonspacingMark, .spacingMark, .enclosingMark, .decimalNumber, .letterNumber, .otherNumber:
+            return true
+        default:
+            return false
+        }
     }
 
     /// The 422 for `reason`, with the sentence the person reads.

@@ -4,8 +4,9 @@ import Glibc
 
 /// A whole file mapped read-only, for reading a few of its pages without reading it all: the
 /// kernel brings in only the pages touched. The file descriptor is closed as soon as the mapping
-/// exists (the mapping keeps the file); the mapping goes with the object.
-public final class MappedFile {
+/// exists (the mapping keeps the file); the mapping goes with the object. Read-only and never
+/// changed after `init`, so it may be shared between threads.
+public final class MappedFile: @unchecked Sendable {
     public let size: Int
     private let base: UnsafeRawPointer
 
