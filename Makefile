@@ -209,7 +209,8 @@ stop:
 	    rm -f $(VAR)/dev-provider.pid; fi
 	@if [ -d $(PG_VAR) ]; then scripts/pg-stack stop $(PG_VAR); fi
 
-# Copies the release binaries, the nginx files, the fcgiwrap drop-in and the checks' own fcgiwrap
+# Copies the release binaries, the list of common passwords (PREFIX/share/frontdoor, where the
+# programs look for it: docs/security.md), the nginx files, the fcgiwrap drop-in and the checks' own fcgiwrap
 # units, an example config and the data folder into place (under DESTDIR when staging), makes
 # the install's proof for protected routes once (kept on reinstall), and writes the passkey
 # association files nginx serves from the config's passkeys section (none without it; a config
@@ -217,13 +218,16 @@ stop:
 install:
 	@bin="$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"; \
 	for p in $(ENDPOINTS) frontdoor-check frontdoor-admin; do [ -x "$$bin/$$p" ] || { echo "install: $$bin/$$p missing: run make release" >&2; exit 1; }; done; \
+	list=.build/passwords/current/common-passwords; \
+	[ -f "$$list" ] || { echo "install: $$list missing: run make deps" >&2; exit 1; }; \
 	set -e; d="$(DESTDIR)"; \
-	install -d -m 0755 "$$d$(PREFIX)/libexec/frontdoor" "$$d$(PREFIX)/sbin" \
+	install -d -m 0755 "$$d$(PREFIX)/libexec/frontdoor" "$$d$(PREFIX)/sbin" "$$d$(PREFIX)/share/frontdoor" \
 	    "$$d$(SYSCONFDIR)/nginx/sites-available" "$$d$(SYSCONFDIR)/nginx/snippets" "$$d$(SYSCONFDIR)/nginx/conf.d" \
 	    "$$d$(SYSCONFDIR)/systemd/system/fcgiwrap.service.d"; \
 	for p in $(ENDPOINTS); do install -m 0755 -o root -g root "$$bin/$$p" "$$d$(PREFIX)/libexec/frontdoor/$$p"; done; \
 	install -m 0755 -o root -g root "$$bin/frontdoor-check" "$$d$(PREFIX)/sbin/frontdoor-check"; \
 	install -m 0755 -o root -g root "$$bin/frontdoor-admin" "$$d$(PREFIX)/sbin/frontdoor-admin"; \
+	install -m 0644 -o root -g root "$$list" "$$d$(PREFIX)/share/frontdoor/common-passwords"; \
 	paths="s#/usr/local/libexec/frontdoor#$(PREFIX)/libexec/frontdoor#; s#/etc/frontdoor/#$(SYSCONFDIR)/frontdoor/#; s#/etc/nginx/#$(SYSCONFDIR)/nginx/#"; \
 	sed "$$paths" nginx/frontdoor.conf >"$$d$(SYSCONFDIR)/nginx/sites-available/frontdoor"; \
 	sed "$$paths" nginx/frontdoor-endpoints.conf >"$$d$(SYSCONFDIR)/nginx/snippets/frontdoor-endpoints.conf"; \
