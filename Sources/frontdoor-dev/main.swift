@@ -59,6 +59,17 @@ case "hint-cost":
     } catch {
         fail("hint-cost: \(error)")
     }
+case "password-cost":
+    guard let list = option("--list", in: arguments) else { fail("usage: frontdoor-dev password-cost --list PATH") }
+    do {
+        let f = try PasswordCost.measure(listPath: list)
+        // One line for scripts/bench: µs, µs, ms, faults, and the check's share of the hash in %.
+        print([Endpoint.formatMillis(f.openAndLookUp, digits: 1), Endpoint.formatMillis(f.check, digits: 1),
+               Endpoint.formatMillis(f.hash, digits: 1), Endpoint.formatMillis(f.faults, digits: 0),
+               Endpoint.formatMillis(f.check / (f.hash * 1000) * 100, digits: 3)].joined(separator: " "))
+    } catch {
+        fail("password-cost: \(error)")
+    }
 case "outbox-cost":
     guard let database = option("--database", in: arguments) else {
         fail("usage: frontdoor-dev outbox-cost --database PATH [--events N]")
