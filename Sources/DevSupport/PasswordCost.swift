@@ -51,7 +51,7 @@ public enum PasswordCost {
 
     static func minorFaults() -> Int {
         var usage = rusage()
-        getrusage(RUSAGE_SELF, &usage)
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
         return usage.ru_minflt
     }
 }
