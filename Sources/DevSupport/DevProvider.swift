@@ -40,10 +40,12 @@ public enum DevProvider {
             FileIO.log("frontdoor-dev: mail to \(message.recipients.joined(separator: ", ")): code \(message.code ?? "-")")
         }
         let google = try FakeGoogle(keys: [try SigningKey.rsa(kid: "dev-\(Clock.now())")], port: port)
+        let pwned = try FakePwnedPasswords(breached: breachedPasswords, serve: false)
         let phone = devPhone()
         google.server.setHandler { request in
             let (path, query) = splitQuery(request.path)
             if let answer = apple.respond(to: request) ?? firebase.respond(to: request) { return answer }
+            if let answer = pwned.respond(to: request, under: pwnedPath) { return answer }
             if let answer = receiver?.respond(to: request) { return answer }
             if path.hasPrefix("/phone/") { return .respond(phoneAnswer(phone, path: path, query: query, body: request.body)) }
             if path.hasPrefix(KitStandIns.prefix) {
@@ -158,11 +160,22 @@ public enum DevProvider {
     /// `frontdoor-check`); the phone at `/phone/*` plays its iOS and Android apps.
     /// `postgres`: the store on PostgreSQL instead of the SQLite file (`make run STORE=postgres`),
     /// with the box's ledger and the audit key every box shares.
+    /// What the development range service (`/pwned/range/`) says it has seen: a password that
+    /// passes every check made on the box, so `make run` shows the range service refusing it.
+    public static let breachedPasswords = ["a breached dev password": 42]
+    static let pwnedPath = "/pwned"
+
+    /// `passwordList`: the list of common passwords (`passwords.listFile`); nil: the programs look
+    /// beside their installed selves (`make install`'s layout).
     public static func config(
         databasePath: String, providerURL: String, smtpPort: Int = smtpPort, eventsSecretFile: String? = nil,
-        siteURL: String? = nil, postgres: (url: String, ledgerFile: String, auditKeyFile: String)? = nil
+        siteURL: String? = nil, postgres: (url: String, ledgerFile: String, auditKeyFile: String)? = nil,
+        passwordList: String? = nil
     ) throws -> JSONValue {
         var members = try baseConfig(databasePath: databasePath, providerURL: providerURL, smtpPort: smtpPort)
+        var passwords: [(String, JSONValue)] = [("rangeUrl", .string(providerURL + pwnedPath + FakePwnedPasswords.path))]
+        if let passwordList { passwords.append(("listFile", .string(passwordList))) }
+        members.append(("passwords", .object(passwords)))
         if let postgres {
             members.removeAll { $0.0 == "databasePath" }
             members.insert(("postgresUrl", .string(postgres.url)), at: 0)
@@ -267,9 +280,13 @@ public enum DevProvider {
         Register and log in with a password:
 
           curl -s -X POST http://127.0.0.1:\(port)/auth/signin-email -H 'Content-Type: application/json' \\
-               -d '{"action":"register","email":"dev.user@example.org","password":"a dev password"}'
+               -d '{"action":"register","email":"dev.user@example.org","password":"a long dev passphrase"}'
           curl -s -X POST http://127.0.0.1:\(port)/auth/signin-email -H 'Content-Type: application/json' \\
-               -d '{"action":"login","email":"dev.user@example.org","password":"a dev password"}'
+               -d '{"action":"login","email":"dev.user@example.org","password":"a long dev passphrase"}'
+
+        A password attackers would try first is refused with the reason (422 invalid_password):
+        "password1234567" is on the shipped list once its sequence is taken out ("common"), and
+        "a breached dev password" is one the development range service says it has seen ("common").
 
         Mail (codes for verify-email) goes to a sink on 127.0.0.1:\(smtpPort); read the latest with
 
@@ -309,7 +326,7 @@ public enum DevProvider {
             finish body the app posts. A passkey needs a proven email, so sign in by email first:
 
               SESSION=$(curl -s -X POST \(auth)/signin-email \(json) \\
-                   -d '{"action":"register","email":"passkey.tour@example.org","password":"a dev password"}' | \(field("sessionToken")))
+                   -d '{"action":"register","email":"passkey.tour@example.org","password":"a long dev passphrase"}' | \(field("sessionToken")))
               TICKET=$(curl -s -X POST \(auth)/verify-email \(json) \(bearer) \\
                    -d '{"action":"verify_own_email"}' | \(field("ticket")))
               curl -s -X POST \(auth)/verify-email \(json) -d "{\\"action\\":\\"send_code\\",\\"ticket\\":\\"$TICKET\\"}"

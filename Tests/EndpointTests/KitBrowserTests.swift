@@ -72,7 +72,7 @@ import Testing
             Harness.binDir + "/frontdoor-dev",
             arguments: [
                 "config", "--database", h.databasePath, "--provider", provider.url, "--smtp-port",
-                String(provider.smtpPort), "--site", "http://127.0.0.1:\(port)",
+                String(provider.smtpPort), "--site", "http://127.0.0.1:\(port)", "--password-list", PasswordListFile.built,
             ],
             environment: ["PATH": "/usr/bin:/bin"], workDir: h.dir)
         try #require(made.exitStatus == 0, "\(made.stderrText)")

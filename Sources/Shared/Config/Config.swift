@@ -175,6 +175,8 @@ public struct Config: Sendable {
     public var firebase: Firebase?
     public var mail: Mail?
     public var passwordCost: PasswordCost
+    /// What a password being set must pass (`passwords`).
+    public var passwords = Passwords()
     public var limits: Limits
     public var deletion = Deletion(auditKeyFile: nil, revocationBudgetSeconds: 20)
     /// The app's receiver of account events; nil: no events are written.
@@ -229,12 +231,14 @@ public struct Config: Sendable {
         if let mail { urls.append(("mail.smtpUrl", mail.smtpUrl)) }
         if let events { urls.append(("events.url", events.url)) }
         if let passkeys { urls.append(("passkeys.siteUrl", passkeys.siteUrl)) }
+        if let range = passwords.rangeUrl { urls.append(("passwords.rangeUrl", range)) }
         return urls
     }
 
     /// The sections `Scope.sessionCheck` leaves unread.
     static let sectionsBeyondTheCheck = [
-        "http", "keyCache", "google", "apple", "firebase", "mail", "password", "limits", "deletion", "passkeys", "kit",
+        "http", "keyCache", "google", "apple", "firebase", "mail", "password", "passwords", "limits", "deletion", "passkeys",
+        "kit",
     ]
 
     public static func parse(_ bytes: [UInt8], scope: Scope = .everything) throws(ConfigError) -> Config {
@@ -411,6 +415,9 @@ public struct Config: Sendable {
                 memoryKiB: try r.int("memoryKiB", default: floor.memoryKiB, range: floor.memoryKiB...(4 << 20)),
                 iterations: try r.int("iterations", default: floor.iterations, range: floor.iterations...16))
             try r.rejectUnknown()
+        }
+        if var r = try top.section("passwords") {
+            config.passwords = try Passwords.read(&r, processLifetimeSeconds: config.processLifetimeSeconds)
         }
         if var r = try top.section("limits") {
             var l = Limits()

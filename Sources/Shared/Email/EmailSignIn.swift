@@ -30,7 +30,8 @@ public enum EmailSignIn {
         let name = try displayName(body)
         let deviceName = try PersonText.deviceName(body)
         let email = try EmailValidation.checked(typed, acceptAsTyped: try body.optionalBool("acceptAsTyped") ?? false)
-        try PasswordHasher.checkLength(password)
+        // Rule 19 before anything is counted or hashed: a refused password costs no try.
+        try PasswordPolicy.check(password, context: .init(email: email), config: context.config)
         // A registration makes an account: never on a proof of another session's (rule 18).
         if try Reauthentication.bearer(context) != nil { throw Reauthentication.mismatch }
         let db = try context.database()

@@ -79,8 +79,17 @@ enum PasswordReset {
         let reauth = try Reauthentication.bearer(context)
         let db = try context.database()
         let now = context.now
-        guard case .reset = try PendingTicket.find(ticket, db: db, now: now) else { throw PendingTicket.invalid }
-        try PasswordHasher.checkLength(password)
+        guard case .reset(_, let accountId) = try PendingTicket.find(ticket, db: db, now: now) else {
+            throw PendingTicket.invalid
+        }
+        // Rule 19 before the code is judged or the ticket spent: a refused password costs no try.
+        // Its words are the account's address; an unknown address's ticket has none, and its
+        // answers tell no more than `register`'s `email_taken` does (docs/security.md).
+        var email: String? = nil
+        if let accountId {
+            email = try db.query("SELECT email FROM accounts WHERE id = ?", [.text(accountId)]).first?.text(0)
+        }
+        try PasswordPolicy.check(password, context: .init(email: email), config: context.config)
         // Hashed before the transaction so no write lock waits on it.
         let hash = try PasswordHasher.hash(password, cost: context.config.passwordCost)
         let secret = try context.rateLimitSecret()

@@ -10,7 +10,7 @@ enum PasswordSettings {
         let db = try context.database()
         let now = context.now
         let secret = try context.rateLimitSecret()
-        typealias Found = (acting: ActingSession, hash: String, limits: [RateLimits.Limit])
+        typealias Found = (acting: ActingSession, hash: String, email: String?, limits: [RateLimits.Limit])
         let found = try db.transaction { () throws(FrontdoorError) -> Found in
             let acting = try ActingSession.read(context, db, recent: false)
             let row = try db.query("SELECT email, password_hash FROM accounts WHERE id = ?", [.text(acting.accountId)]).first
@@ -20,10 +20,10 @@ enum PasswordSettings {
             // The same counters as a login of the account's address, so guesses here and there add up.
             let limits = context.config.limits.login(
                 email: row?.text(0) ?? acting.accountId, client: context.client, secret: secret)
-            return (acting, hash, limits)
+            return (acting, hash, row?.text(0), limits)
         }
-        // The new password's rules before a try is counted, as a reset checks them.
-        try PasswordHasher.checkLength(new)
+        // The new password's rules (rule 19) before a try is counted, as a reset checks them.
+        try PasswordPolicy.check(new, context: .init(email: found.email), config: context.config)
         // Every attempt counts until it succeeds, so parallel guesses cannot all slip under the limit.
         try db.transaction { () throws(FrontdoorError) in try RateLimits.hit(found.limits, db: db, now: now) }
         guard try PasswordHasher.verify(current, against: found.hash) else {
@@ -56,12 +56,13 @@ enum PasswordSettings {
         let new = try EmailSignIn.password(context.body, "newPassword")
         let db = try context.database()
         let now = context.now
-        let acting = try db.transaction { () throws(FrontdoorError) -> ActingSession in
+        let (acting, email) = try db.transaction { () throws(FrontdoorError) -> (ActingSession, String?) in
             let acting = try ActingSession.read(context, db, recent: true)
             try refuseUnlessSettable(acting.accountId, db: db)
-            return acting
+            let email = try db.query("SELECT email FROM accounts WHERE id = ?", [.text(acting.accountId)]).first?.text(0)
+            return (acting, email)
         }
-        try PasswordHasher.checkLength(new)
+        try PasswordPolicy.check(new, context: .init(email: email), config: context.config)
         let hash = try PasswordHasher.hash(new, cost: context.config.passwordCost)
         let notice = try db.transaction { () throws(FrontdoorError) -> SettingsNotice? in
             try acting.again(context, db, recent: true)
