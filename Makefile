@@ -133,26 +133,31 @@ FILTER ?= $(POSTGRES_PASS)
 
 # Two passes: every suite on SQLite, then the endpoint suites on PostgreSQL (docs/testing.md). The
 # PostgreSQL and pgbouncer they meet (scripts/pg-stack) are started here and stopped on every exit;
-# their logs join the scanned record.
+# their logs join the scanned record. Every test reaches the checkout (its binaries, scripts and
+# fixtures) through a folder only root can enter, as a clone in root's home is: whatever the tests
+# run as another user must not need the checkout, wherever it was cloned (docs/testing.md).
 test: build release
 	@mkdir -p $(VAR) && rm -rf $(LOG_DIR) && mkdir -p $(LOG_DIR)
 	@start=$$(date +%s); \
-	pg=$$(mktemp -d /tmp/frontdoor-pg-XXXXXX); \
-	trap 'scripts/pg-stack stop "$$pg" >/dev/null 2>&1; rm -rf "$$pg"' EXIT; \
+	pg=$$(mktemp -d /tmp/frontdoor-pg-XXXXXX); private=$$(mktemp -d /tmp/frontdoor-private-XXXXXX); \
+	trap 'scripts/pg-stack stop "$$pg" >/dev/null 2>&1; rm -rf "$$pg" "$$private"' EXIT; \
+	real=$$(pwd -P); here=$$private/checkout; ln -s "$$real" "$$here"; \
 	FRONTDOOR_PG_FSYNC=off scripts/pg-stack start "$$pg" >/dev/null || exit 1; \
-	bin="$$($(SWIFT) build --show-bin-path)"; \
-	FRONTDOOR_BIN_DIR="$$bin" FRONTDOOR_ROOT="$(CURDIR)" FRONTDOOR_LOG_DIR=$(LOG_DIR) \
+	bin="$$($(SWIFT) build --show-bin-path)"; bin="$$here/$${bin#$$real/}"; \
+	release="$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"; release="$$here/$${release#$$real/}"; \
+	FRONTDOOR_BIN_DIR="$$bin" FRONTDOOR_ROOT="$$here" FRONTDOOR_LOG_DIR=$(LOG_DIR) \
 	    FRONTDOOR_PG_DIR="$$pg" $(SWIFT) test --skip-build 2>&1 | tee $(VAR)/test.log; status=$${PIPESTATUS[0]}; \
 	echo "make test: SQLite pass $$(( $$(date +%s) - start )) s"; pass=$$(date +%s); \
-	FRONTDOOR_TEST_STORE=postgres FRONTDOOR_BIN_DIR="$$bin" FRONTDOOR_ROOT="$(CURDIR)" FRONTDOOR_LOG_DIR=$(LOG_DIR) \
+	FRONTDOOR_TEST_STORE=postgres FRONTDOOR_BIN_DIR="$$bin" FRONTDOOR_ROOT="$$here" FRONTDOOR_LOG_DIR=$(LOG_DIR) \
 	    FRONTDOOR_PG_DIR="$$pg" $(SWIFT) test --skip-build --filter '$(POSTGRES_PASS)' \
 	    $(POSTGRES_PASS_SKIPS) 2>&1 | tee $(VAR)/test-postgres.log; \
 	[ $${PIPESTATUS[0]} = 0 ] || status=1; \
 	echo "make test: PostgreSQL pass $$(( $$(date +%s) - pass )) s"; \
 	cat "$$pg/postgres.log" "$$pg/pgbouncer.log" >>$(LOG_DIR)/stderr.log 2>/dev/null; \
 	scripts/check-logs $(LOG_DIR) || status=1; \
-	tests/release-test.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)" || status=1; \
-	tests/install-test.sh || status=1; \
+	tests/release-test.sh "$$release" || status=1; \
+	tests/sqlite-deps-test.sh || status=1; \
+	FRONTDOOR_RELEASE_BIN="$$release" "$$here/tests/install-test.sh" || status=1; \
 	echo "make test: $$(( $$(date +%s) - start )) s of tests"; exit $$status
 
 # make test's PostgreSQL pass alone (FILTER narrows it: make test-postgres FILTER=CrashSafetyTests).

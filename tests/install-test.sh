@@ -102,8 +102,15 @@ bin=$dest/usr/local/libexec/frontdoor
 state=$work/var
 mkdir -p "$state"
 chmod 0755 "$dest" "$work"
-release_bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
+# make test names the release build by a path through a folder only root can enter (as a clone in
+# root's home is), which SwiftPM's own answer would not: it resolves symbolic links.
+release_bin=${FRONTDOOR_RELEASE_BIN:-$(swift build -c release --static-swift-stdlib --show-bin-path)}
 dev=$release_bin/frontdoor-dev
+# The app's example route runs as the stack's user, who may not enter the checkout: a copy of it
+# sits in the stack's own folder, as an installed app's program would sit outside any checkout.
+mkdir -p "$work/app"
+install -m 0755 "$release_bin/frontdoor-whoami" "$work/app/frontdoor-whoami"
+chmod 0755 "$work/app"
 # Its own mail port too: a `make run` elsewhere on the box holds the default 8025.
 "$dev" config --database "$state/frontdoor.sqlite3" --provider "http://127.0.0.1:$dev_port" --smtp-port "$smtp_port" \
     --events-secret "$state/events-secret" --site "http://127.0.0.1:$port" >"$state/config.json"
@@ -129,7 +136,7 @@ echo $! >"$work/dev.pid"
 for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$dev_port/google/token?sub=probe" && break; sleep 0.05; done
 # The example route of the app (not installed) behind the installed protect snippet, with the
 # installed proof.
-if ! FRONTDOOR_NGINX_DIR="$dest/etc/nginx" FRONTDOOR_WHOAMI="$release_bin/frontdoor-whoami" FRONTDOOR_WELL_KNOWN="$wk" \
+if ! FRONTDOOR_NGINX_DIR="$dest/etc/nginx" FRONTDOOR_WHOAMI="$work/app/frontdoor-whoami" FRONTDOOR_WELL_KNOWN="$wk" \
     scripts/dev-stack start "$state" "$port" "$bin" "$state/config.json" 2>"$work/stack.err"; then
     bad "nginx with the installed files did not start"
     echo "install-test: $passed passed, $failed failed"

@@ -35,7 +35,8 @@ public struct Config: Sendable {
         /// A Services ID whose notifications are ours too (`aud` of a web sign-in's notification).
         public var servicesId: String? = nil
         /// An HTTP proxy for `keysUrl` alone (`http://host:port`), so a box without IPv4 can check
-        /// Apple's notifications; TLS still runs end to end with Apple through its tunnel.
+        /// Apple's notifications (a box that reaches Apple fetches directly first: `AppleKeysRoute`);
+        /// TLS still runs end to end with Apple through its tunnel.
         public var keysProxy: String? = nil
 
         /// Whom a notification may be addressed to: the apps, and the Services ID.
@@ -207,8 +208,8 @@ public struct Config: Sendable {
         if let apple, apple.mode == .direct {
             urls += [("apple.keysUrl", apple.keysUrl), ("apple.tokenUrl", apple.tokenUrl), ("apple.revokeUrl", apple.revokeUrl)]
         }
-        // Relay mode reaches Apple's keys only through the proxy, for the notifications.
-        if let apple, apple.mode == .relay, apple.keysProxy != nil { urls.append(("apple.keysUrl", apple.keysUrl)) }
+        // Relay mode fetches Apple's keys for the notifications (directly, or through the proxy).
+        if let apple, apple.mode == .relay { urls.append(("apple.keysUrl", apple.keysUrl)) }
         if let firebase {
             urls += [
                 ("firebase.identityToolkitUrl", firebase.identityToolkitUrl),
