@@ -8,7 +8,7 @@ DEV_PORT ?= 8081
 # fetches it, gpgv and the keyring check unstable's index when the pin is gone, xz-utils and
 # patch unpack it, gcc and make build it.
 APT_PACKAGES := libssl-dev libcurl4-openssl-dev libsodium-dev pkg-config nginx fcgiwrap curl binutils python3 \
-    gcc make patch xz-utils gpgv debian-archive-keyring
+    gcc make patch xz-utils gpgv debian-archive-keyring python3-venv chromium chromium-driver
 # The servers the PostgreSQL tests start under a folder of their own (scripts/pg-stack): installed
 # without the cluster and the pgbouncer service Debian would otherwise create and start.
 PG_PACKAGES := postgresql pgbouncer
@@ -38,9 +38,11 @@ PREFIX ?= /usr/local
 SYSCONFDIR ?= /etc
 LOCALSTATEDIR ?= /var
 RUN_USER ?= www-data
+# The web kit (kits/web, docs/clients.md): what make install puts under share/frontdoor/kit.
+KIT_FILES := frontdoor.js signin.html signin.js signin.css typos.json lang/en.json lang/fr.json
 ENDPOINTS := signin-google signin-apple signin-email verify-email sign-out delete-account session account apple-notify google-risc signin-passkey passkey
 
-.PHONY: deps build release static-libstdcxx release-flags test test-postgres run stop clean bench install fuzz fuzz-seeds sanitize load crash symbol-order \
+.PHONY: deps build kit-venv release static-libstdcxx release-flags test test-postgres run stop clean bench install fuzz fuzz-seeds sanitize load crash symbol-order \
     wal-stress
 # Everything the tests' processes wrote, and the secrets the tests used: scanned after make test.
 LOG_DIR := $(VAR)/test-logs
@@ -78,8 +80,19 @@ deps:
 	fi
 	@scripts/sqlite-deps
 
-build: deps
+build: deps kit-venv
 	$(SWIFT) build --build-tests
+
+# The browser tests' Python (KitBrowserTests): Debian's python3 in a venv under .build, with
+# tests/browser/requirements.txt's pinned packages from PyPI; remade when that file changes.
+KIT_VENV := $(CURDIR)/.build/kit-venv
+kit-venv: $(KIT_VENV)/installed
+$(KIT_VENV)/installed: tests/browser/requirements.txt
+	@rm -rf $(KIT_VENV) && mkdir -p $(CURDIR)/.build
+	/usr/bin/python3 -m venv $(KIT_VENV)
+	$(KIT_VENV)/bin/pip install --quiet --disable-pip-version-check --ignore-requires-python \
+	    -r tests/browser/requirements.txt
+	@touch $@
 
 release: deps static-libstdcxx
 	@# SwiftPM does not see the order file as an input: binaries older than it are removed, so relinked.
@@ -226,7 +239,7 @@ install:
 	for p in $(ENDPOINTS); do install -m 0755 -o root -g root "$$bin/$$p" "$$d$(PREFIX)/libexec/frontdoor/$$p"; done; \
 	install -m 0755 -o root -g root "$$bin/frontdoor-check" "$$d$(PREFIX)/sbin/frontdoor-check"; \
 	install -m 0755 -o root -g root "$$bin/frontdoor-admin" "$$d$(PREFIX)/sbin/frontdoor-admin"; \
-	paths="s#/usr/local/libexec/frontdoor#$(PREFIX)/libexec/frontdoor#; s#/etc/frontdoor/#$(SYSCONFDIR)/frontdoor/#; s#/etc/nginx/#$(SYSCONFDIR)/nginx/#"; \
+	paths="s#/usr/local/libexec/frontdoor#$(PREFIX)/libexec/frontdoor#; s#/usr/local/share/frontdoor/#$(PREFIX)/share/frontdoor/#; s#/etc/frontdoor/#$(SYSCONFDIR)/frontdoor/#; s#/etc/nginx/#$(SYSCONFDIR)/nginx/#"; \
 	sed "$$paths" nginx/frontdoor.conf >"$$d$(SYSCONFDIR)/nginx/sites-available/frontdoor"; \
 	sed "$$paths" nginx/frontdoor-endpoints.conf >"$$d$(SYSCONFDIR)/nginx/snippets/frontdoor-endpoints.conf"; \
 	install -m 0644 nginx/fcgiwrap.conf "$$d$(SYSCONFDIR)/nginx/snippets/frontdoor-fcgiwrap.conf"; \
@@ -256,6 +269,13 @@ install:
 	    chown root:$(RUN_USER) "$$d$(SYSCONFDIR)/frontdoor/config.json"; chmod 0640 "$$d$(SYSCONFDIR)/frontdoor/config.json"; \
 	fi; \
 	install -d -m 0750 -o $(RUN_USER) -g $(RUN_USER) "$$d$(LOCALSTATEDIR)/lib/frontdoor"; \
+	kit="$$d$(PREFIX)/share/frontdoor/kit"; install -d -m 0755 -o root -g root "$$kit" "$$kit/lang"; \
+	for f in $(KIT_FILES); do install -m 0644 -o root -g root "kits/web/$$f" "$$kit/$$f"; done; \
+	kitconf="$$d$(SYSCONFDIR)/frontdoor/kit"; install -d -m 0755 -o root -g root "$$kitconf"; \
+	if ! out=$$("$$bin/frontdoor-check" --print-kit-files --config "$$d$(SYSCONFDIR)/frontdoor/config.json" --out "$$kitconf"); then \
+	    echo "install: the web kit's files name no provider: $$out" >&2; \
+	fi; \
+	sed -i "s#$$d$(SYSCONFDIR)/frontdoor/config.json#$(SYSCONFDIR)/frontdoor/config.json#" "$$kitconf/headers.conf"; \
 	wk="$$d$(SYSCONFDIR)/frontdoor/well-known"; install -d -m 0755 -o root -g root "$$wk"; \
 	if ! out=$$("$$bin/frontdoor-check" --print-association-files --config "$$d$(SYSCONFDIR)/frontdoor/config.json" --out "$$wk"); then \
 	    echo "install: the passkey association files were not written: $$out" >&2; \
