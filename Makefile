@@ -115,7 +115,7 @@ release-flags:
 #                            when none is named (postgresUrl requires deletion.auditKeyFile)
 #   AppleRelayCleanupTests/theCachedAccessTokenIsSealedUnderTheServerKey   the file's bytes
 #   SelfCheckTests/aClosedDoorIsReportedAndTheStoreIsNotOpened   the door a restore of the file closes
-SQLITE_PASS_ONLY := WALStressTests BackupTests RestoreTests StoreOwnershipTests \
+SQLITE_PASS_ONLY := WALStressTests BackupTests RestoreTests RestoreSecurityTests StoreOwnershipTests \
     SecurityReviewTests/aDeletionAnswersWhileAReaderHoldsTheWALAndCheckpointsOnceItIsGone \
     SecurityReviewTests/aCheckpointReadersKeptFromFinishingIsPaidByTheNextRequest \
     SessionCheckTests/withinTheIntervalACheckWritesNothing SessionCheckTests/aSessionWithoutItsAccountIs401 \

@@ -91,7 +91,7 @@ import Testing
         #expect(try p.h.check("Bearer \(before)").status == 401, "a session from before the event ended")
         #expect(try p.h.check("Bearer \(afterToken)").status == 200, "a session from after it stays")
         #expect(try p.accountEvents(me.accountId).contains("account.deleted") == false)
-        #expect(p.h.ledgerLines.isEmpty)
+        #expect(p.h.deletionLines.isEmpty)
         // A later Apple sign-in of that sub is someone new at Apple's word: a new account.
         #expect(try p.appleSignedIn("apple-del-2").accountId != me.accountId)
     }

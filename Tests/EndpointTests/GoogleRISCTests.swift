@@ -194,7 +194,7 @@ import Testing
             == 202)
         #expect(try !p.h.holds(me.accountId))
         #expect(try p.accountEvents(me.accountId).filter { $0 == "account.deleted" }.count == 1)
-        #expect(p.h.ledgerLines.count == 1)
+        #expect(p.h.deletionLines.count == 1)
         // Google and Apple, one address: the Google identity goes, the account stays.
         let both = try p.h.signedIn("g-purged-2", email: "purged.two@gmail.com")
         let apple = try p.appleSignedIn("apple-purged-2", email: "purged.two@gmail.com")
@@ -205,7 +205,7 @@ import Testing
         let providers = try p.h.database().query(
             "SELECT provider FROM identities WHERE account_id = ?", [.text(both.accountId)]).compactMap { $0.text(0) }
         #expect(providers == ["apple"])
-        #expect(p.h.ledgerLines.count == 1)
+        #expect(p.h.deletionLines.count == 1)
     }
 
     /// Type confusion (RFC 8417's "Distinguishing SETs from ID Tokens"): a SET sent to

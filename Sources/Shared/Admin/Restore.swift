@@ -8,7 +8,8 @@ import Glibc
 /// 3. rule 9's ceiling is waited out from the closing, so no process that passed the door lives;
 /// 4. the store and its -wal and -shm move aside together into `<store>.before-restore-<time>/`;
 /// 5. the checked copy is renamed into place;
-/// 6. every ledger deletion the snapshot still holds is done again, the normal way;
+/// 6. every ledger deletion the snapshot still holds is done again, the normal way, and every
+///    other security action of the ledger (`Reapply`);
 /// 7. the door opens.
 /// Killed anywhere, the door stays closed (from 2 on) and the next `restore` finishes the work:
 /// the store moved aside in 4 is never touched again, and whatever stands in its place then is
@@ -43,13 +44,14 @@ enum Restore {
         let context = RequestContext(
             config: config, request: CGIRequest.withoutBody(environment: CGIEnvironment()), body: .object([]),
             now: Clock.now())
-        let outcome = try Reapply.run(ledgers: [DeletionLedger.path(config: config)], context: context, missingIsEmpty: true)
+        let outcome = try Reapply.run(ledgers: [LedgerFile.path(config: config)], context: context, missingIsEmpty: true)
         try settle(try context.database(), databasePath: live)
         TestHooks.pause("restore-reapplied")
         try Door.open(live)
         return .object([
             ("restored", .string(snapshot)), ("takenAt", takenAt.map { .string(Clock.rfc3339($0)) } ?? .null),
-            ("deletionsReapplied", .number(Double(outcome.reapplied))), ("ledgerLines", .number(Double(outcome.lines))),
+            ("deletionsReapplied", .number(Double(outcome.reapplied))),
+        ] + outcome.json + [
             ("doorClosedAt", .string(Clock.rfc3339(closedAt))), ("movedAside", .string(aside)),
         ])
     }

@@ -93,11 +93,14 @@ enum PasswordReset {
             }
             guard let accountId, try PendingTicket.spend(ticketHash, db: db) else { throw PendingTicket.invalid }
             // First, so the events name the providers the account keeps.
-            try InboxProof.dropUnprovenIdentities(of: accountId, db: db)
+            try InboxProof.dropUnprovenIdentities(of: accountId, db: db, now: now)
             try Events.record(.settingPassword, accountId: accountId, in: db, config: context.config, now: now)
             try db.run(
                 "UPDATE accounts SET password_hash = ?, email_verified = 1 WHERE id = ?", [.text(hash), .text(accountId)])
-            try db.run("DELETE FROM sessions WHERE account_id = ?", [.text(accountId)])
+            try SecurityLedger.passwordChanged(accountId, db: db, now: now)
+            try SecurityLedger.endSessions(
+                "DELETE FROM sessions WHERE account_id = ? RETURNING session_id", [.text(accountId)],
+                accountId: accountId, db: db, now: now)
             return .success(try ProviderSignIn.startSession(
                 db: db, accountId: accountId, created: false, config: context.config, now: now, deviceName: deviceName))
         }

@@ -48,10 +48,16 @@ enum ProofConfirmation {
                 let typed = try db.query(
                     "SELECT 1 FROM accounts WHERE id = ? AND email_verified = 0", [.text(id)])
                 if !typed.isEmpty {
-                    try db.run("UPDATE accounts SET password_hash = NULL WHERE id = ?", [.text(id)])
-                    try db.run("DELETE FROM sessions WHERE account_id = ?", [.text(id)])
+                    if try db.run(
+                        "UPDATE accounts SET password_hash = NULL WHERE id = ? AND password_hash IS NOT NULL", [.text(id)]) == 1
+                    {
+                        try SecurityLedger.passwordChanged(id, db: db, now: now)
+                    }
+                    try SecurityLedger.endSessions(
+                        "DELETE FROM sessions WHERE account_id = ? RETURNING session_id", [.text(id)], accountId: id, db: db,
+                        now: now)
                 }
-                try InboxProof.dropUnprovenIdentities(of: id, db: db)
+                try InboxProof.dropUnprovenIdentities(of: id, db: db, now: now)
                 try link(provider: provider, subject: subject, to: id, db: db, now: now)
                 try Events.record(.linked(provider: provider), accountId: id, in: db, config: context.config, now: now)
             case .verify(_, let id):

@@ -132,7 +132,8 @@ public enum PasskeyEndpoint {
         let passkeyId = try context.body.requiredString("passkeyId", maxBytes: 2048)
         let db = try context.database()
         try db.transaction { () throws(FrontdoorError) in
-            try PasskeyStore.delete(passkeyId, accountId: try session(context, db).accountId, db: db)
+            try PasskeyStore.delete(
+                passkeyId, accountId: try session(context, db).accountId, db: db, now: context.now)
         }
         return CGIResponse(status: 200, body: .object([("deleted", true)]))
     }

@@ -24,7 +24,7 @@ struct ProviderEventActions {
 
     /// Ends the account's sessions from before the event.
     func endSessions(of accountId: String) throws(FrontdoorError) -> Int {
-        try ProviderEventStore.endSessions(of: accountId, madeBy: time, db: db)
+        try ProviderEventStore.endSessions(of: accountId, madeBy: time, db: db, now: context.now)
     }
 
     /// The provider says the person's account there is gone (Apple `account-delete(d)`, Google
@@ -44,7 +44,7 @@ struct ProviderEventActions {
                 ledger: .append, auditKey: auditKey, db: db, config: context.config, now: context.now)
             deleted = true
         } else {
-            try ProviderEventStore.removeIdentity(provider, subject: subject, db: db)
+            try ProviderEventStore.removeIdentity(provider, subject: subject, accountId: accountId, db: db, now: context.now)
             _ = try endSessions(of: accountId)
         }
     }

@@ -49,6 +49,13 @@ public final class Database {
     /// beside the deletion ledger (`Config.databasePath`).
     public let path: String
 
+    /// The ledger the security actions of this connection's transactions go to (`SecurityLedger`):
+    /// the config's, or `deletions.ledger` beside `path`.
+    public internal(set) var ledgerPath: String
+
+    /// What the open transaction's current attempt has staged for the ledger.
+    var ledgerStage = SecurityLedger.Stage()
+
     /// Opens the SQLite database at `path`, creating the file with mode 0600 if missing (its
     /// directory must exist), configures the connection and brings the schema to `schemaVersion`.
     /// Safe when several processes do it at once. A database from a newer version of the code is refused.
@@ -63,6 +70,7 @@ public final class Database {
         throws(FrontdoorError)
     {
         self.path = path
+        ledgerPath = LedgerFile.beside(path)
         engine = .sqlite(
             try SQLiteDatabase(path: path, busyTimeoutMillis: busyTimeoutMillis, durability: durability, upTo: target))
     }
@@ -77,6 +85,7 @@ public final class Database {
         checkSchemaWithFirstStatement: Bool = false
     ) throws(FrontdoorError) {
         path = boxPath
+        ledgerPath = LedgerFile.beside(boxPath)
         engine = .postgres(
             try PostgresDatabase(
                 url: url, timeoutSeconds: timeoutSeconds, durability: durability,
@@ -95,6 +104,7 @@ public final class Database {
         } else {
             try self.init(path: config.databasePath, durability: durability)
         }
+        ledgerPath = LedgerFile.path(config: config)
     }
 
     /// True on PostgreSQL.
@@ -137,11 +147,29 @@ public final class Database {
     /// throws. SQLite takes the write lock up front (`BEGIN IMMEDIATE`), so the body never meets a
     /// lock conflict halfway; PostgreSQL runs it SERIALIZABLE and, when the server aborts it for a
     /// conflict, runs the whole body again (for up to a few seconds, with a short jittered pause between).
+    ///
+    /// The security ledger's lines the body stages (`SecurityLedger`) are appended and synced
+    /// after the body and before the COMMIT; an attempt that certainly did not commit after they
+    /// were written is followed by a line that withdraws them.
     @discardableResult
     public func transaction<T>(_ body: () throws(FrontdoorError) -> T) throws(FrontdoorError) -> T {
+        defer { SecurityLedger.close(self) }
         switch engine {
-        case .sqlite(let db): return try db.transaction(body)
-        case .postgres(let db): return try db.transaction(body)
+        case .sqlite(let db):
+            // BEGIN IMMEDIATE never meets a conflict: one attempt. A COMMIT that fails after the
+            // lines are written leaves them: whether SQLite kept the commit is not known for sure.
+            SecurityLedger.beginAttempt(self)
+            return try db.transaction { () throws(FrontdoorError) -> T in
+                let value = try body()
+                try SecurityLedger.flush(self)
+                return value
+            }
+        case .postgres(let db):
+            return try db.transaction(
+                body, hooks: PostgresDatabase.AttemptHooks(
+                    begin: { SecurityLedger.beginAttempt(self) }, beforeCommit: { () throws(FrontdoorError) in
+                        try SecurityLedger.flush(self)
+                    }, notCommitted: { SecurityLedger.withdraw(self) }))
         }
     }
 

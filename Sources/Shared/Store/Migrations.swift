@@ -4,7 +4,7 @@ enum Migrations {
     static let scripts: [String] = [
         v1, v2, emailCodesAndLimits, accountDeletion, keyedRateLimits, reviewFixes, slidingSessions, relayWindow,
         eventOutbox, sealedUnderServerKey, outboxHeads, domainKeys, disabledAccounts,
-        providerEvents, ephemeralKinds, passkeys,
+        providerEvents, ephemeralKinds, passkeys, passwordVersions,
     ]
 
     /// What a script leaves to Swift, run right after it in the same transaction.
@@ -373,5 +373,14 @@ enum Migrations {
         CREATE TABLE passkeys (credential_id BLOB PRIMARY KEY, account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE, public_key BLOB NOT NULL, sign_count INTEGER NOT NULL, backup_eligible INTEGER NOT NULL, backup_state INTEGER NOT NULL, transports TEXT NOT NULL, name TEXT, created_at INTEGER NOT NULL, last_used_at INTEGER, counter_regressions INTEGER NOT NULL DEFAULT 0, backup_changes INTEGER NOT NULL DEFAULT 0) STRICT, WITHOUT ROWID;
         CREATE INDEX passkeys_account ON passkeys(account_id);
         ALTER TABLE accounts ADD COLUMN passkey_handle BLOB;
+        """
+
+    /// Issue 29: a restore must not bring back a password that was replaced since the snapshot.
+    /// Every change of the password (a reset, a join by code clearing a typed one, the settings)
+    /// gives the row a new random version and writes it to the ledger; a re-application clears a
+    /// password whose version is not the last one the ledger names (`Reapply`). NULL: never
+    /// changed since this version.
+    static let passwordVersions = """
+        ALTER TABLE accounts ADD COLUMN password_version TEXT;
         """
 }

@@ -106,7 +106,10 @@ enum PostgresMigrations {
 
     /// Versions after the baseline, each a list of statements; version `baselineVersion + i + 1`
     /// is `later[i]`. A version that SQLite's `Migrations` adds gets its entry here too.
-    static let later: [[String]] = []
+    static let later: [[String]] = [
+        // 17, passwordVersions
+        ["ALTER TABLE accounts ADD COLUMN password_version text COLLATE \"C\""],
+    ]
 
     /// The version this code brings a store to; the same as SQLite's.
     static var currentVersion: Int { baselineVersion + later.count }
