@@ -90,4 +90,71 @@ import Testing
         #expect(again.json["reapplied"]?["sessionsEnded"] == 0 && again.json["reapplied"]?["passwordsCleared"] == 0)
         #expect(again.json["reapplied"]?["disabled"] == 0 && again.json["reapplied"]?["enabled"] == 0)
     }
+
+    /// The settings' actions (rule 18) and a passkey takeback are in the ledger too: after a
+    /// restore the replaced and the removed password stay gone, the sessions a change ended stay
+    /// ended, the unlinked identity stays unlinked, the passkey a sign-out everywhere took back
+    /// stays removed, and an account whose address changed since the snapshot is disabled, since
+    /// the ledger holds no address to put back and mail to the old one could take the account.
+    @Test func aRestoreBringsBackNothingTheSettingsOrATakebackTookAway() throws {
+        let w = try SettingsWorld(config: [PasskeyWorld.section] + RestoreTests.config)
+        let h = w.h
+        let keys = PasskeyWorld(on: h)
+        // Before the snapshot.
+        let changer = try w.proven("changer@example.org")
+        let changerOther = try SettingsWorld.person(try h.login("changer@example.org", SettingsWorld.password))
+        let remover = try w.google("g-remover")
+        #expect(try w.account("set_password", [("newPassword", .string(SettingsWorld.password))], as: remover).status == 200)
+        let unlinker = try w.google("g-unlinker")
+        #expect(try w.account("set_password", [("newPassword", .string(SettingsWorld.password))], as: unlinker).status == 200)
+        let mover = try w.proven("mover@example.org")
+        let holder = try keys.person("g-holder")
+        let phone = try SoftwareAuthenticator()
+        let (_, handle) = try keys.register(phone, for: holder)
+        mkdir(h.dir + "/backups", 0o700)
+        let backup = try h.admin(["backup", h.dir + "/backups"])
+        let snapshot = try #require(backup.json["path"]?.stringValue, "\(backup.stdout)")
+
+        // After it: a change of password, an unlink of each kind, an address change, a takeback.
+        let changed = try w.account(
+            "change_password",
+            [("currentPassword", .string(SettingsWorld.password)), ("newPassword", .string(SettingsWorld.newPassword))],
+            as: changer)
+        #expect(changed.status == 200, "\(changed.rawBody)")
+        #expect(try w.account("unlink", [("provider", "password")], as: remover).status == 200)
+        let unlinked = try w.account("unlink", [("provider", "google")], as: unlinker)
+        #expect(unlinked.status == 200, "\(unlinked.rawBody)")
+        let started = try w.account("change_email", [("newEmail", "moved@example.org")], as: mover)
+        let ticket = try #require(started.body["ticket"]?.stringValue, "\(started.rawBody)")
+        let code = try #require(h.smtp.lastCode(to: "moved@example.org"))
+        let moved = try h.verify([("action", "confirm"), ("ticket", .string(ticket)), ("code", .string(code))])
+        #expect(moved.status == 200, "\(moved.rawBody)")
+        #expect(try h.run("sign-out", json: #"{"scope":"all"}"#, authorization: holder.bearer).status == 200)
+        #expect(try h.count("passkeys") == 0, "the sign-out everywhere took the passkey back")
+
+        let run = try h.admin(["restore", snapshot])
+        #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
+        let reapplied = try #require(run.json["reapplied"], "\(run.json)")
+        #expect(reapplied["passwordsCleared"] == 2 && reapplied["identitiesRemoved"] == 1, "\(reapplied)")
+        #expect(reapplied["passkeysRemoved"] == 1 && reapplied["addressesBehind"] == 1, "\(reapplied)")
+
+        #expect(try h.login("changer@example.org", SettingsWorld.password).status == 401, "the replaced password")
+        #expect(try h.check(changerOther.bearer).status == 401, "the session the change ended")
+        #expect(try h.check(changer.bearer).status == 200)
+        #expect(try h.login("g-remover@gmail.com", SettingsWorld.password).status == 401, "the removed password")
+        let providers = try h.database().query(
+            "SELECT provider FROM identities WHERE account_id = ?", [.text(unlinker.accountId)])
+        #expect(providers.isEmpty, "the unlinked identity")
+        #expect(try h.count("passkeys") == 0)
+        #expect(try keys.signInWith(phone, userHandle: handle).status == 401)
+        let behind = try h.login("mover@example.org", SettingsWorld.password)
+        #expect(behind.status == 403 && behind.errorCode == "account_disabled", "\(behind.rawBody)")
+        #expect(try StoreInvariants.violations(h.database()) == [])
+
+        // Twice is once, and an account the operator enabled again stays enabled.
+        #expect(try h.admin(["enable", mover.accountId]).status == 0)
+        let again = try h.admin(["reapply-deletions", h.ledgerPath])
+        #expect(again.json["reapplied"]?["addressesBehind"] == 0 && again.json["reapplied"]?["passwordsCleared"] == 0)
+        #expect(try h.login("mover@example.org", SettingsWorld.password).status == 200)
+    }
 }

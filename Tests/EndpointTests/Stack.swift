@@ -20,13 +20,14 @@ final class Stack {
     /// `environment`: dev-stack's switches (`FRONTDOOR_RATE_LIMIT=off`, `FRONTDOOR_FCGIWRAP_CHILDREN`).
     /// The stack runs as the test's own user (`FRONTDOOR_STACK_USER=root` when that is root): the
     /// harness writes the same store from the test's processes.
-    init(_ harness: Harness, environment: [String: String] = [:]) throws {
+    /// `port`: where to listen (a free one by default), for a config that must name it first.
+    init(_ harness: Harness, port: Int? = nil, environment: [String: String] = [:]) throws {
         self.harness = harness
         varDir = harness.dir + "/stack"
-        port = try Stack.freePort()
+        self.port = try port ?? Stack.freePort()
         let result = try ChildProcess.run(
             "/bin/bash",
-            arguments: [Stack.root + "/scripts/dev-stack", "start", varDir, String(port), Harness.binDir, harness.configPath],
+            arguments: [Stack.root + "/scripts/dev-stack", "start", varDir, String(self.port), Harness.binDir, harness.configPath],
             environment: ["FRONTDOOR_STACK_USER": "root"].merging(environment) { $1 }
                 .merging(["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"]) { $1 },
             workDir: harness.dir)
@@ -71,6 +72,39 @@ final class Stack {
 
     func errorLog() -> String {
         String(decoding: FileIO.readFile(varDir + "/nginx-error.log", limit: 64 << 20) ?? [], as: UTF8.self)
+    }
+
+    /// A loopback port that refuses every connection for as long as the value lives: bound, never
+    /// listening, so no other test's server can take it meanwhile (a port `freePort` named may be).
+    final class RefusingPort: @unchecked Sendable {
+        let port: Int
+        private let fd: Int32
+
+        init() throws {
+            let held = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard held >= 0 else { throw HarnessError("socket failed") }
+            var addr = sockaddr_in()
+            addr.sin_family = sa_family_t(AF_INET)
+            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+            addr.sin_port = 0
+            var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(held, $0, len) }
+            }
+            let named = withUnsafeMutablePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(held, $0, &len) }
+            }
+            guard bound == 0, named == 0 else {
+                close(held)
+                throw HarnessError("bind or getsockname failed")
+            }
+            fd = held
+            port = Int(UInt16(bigEndian: addr.sin_port))
+        }
+
+        var url: String { "http://127.0.0.1:\(port)" }
+
+        deinit { close(fd) }
     }
 
     static func freePort() throws -> Int {

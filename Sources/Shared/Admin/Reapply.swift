@@ -3,7 +3,9 @@
 /// deleted the normal way (sessions, the audit row, `account.deleted`, the work after it), and
 /// every other security action since is done again (`SecurityLedger`): the sessions it ended end,
 /// the passkeys and identities it removed go, a password whose version is not the last one the
-/// ledger names is cleared, a block or a disable holds as the last line about it says. Each step
+/// ledger names is cleared, an account whose address is older than the last change the ledger
+/// names is disabled (the ledger holds no address to put back, and mail to the old one could take
+/// the account), a block or a disable holds as the last line about it says. Each step
 /// only takes away, and only what is still there, so running it twice changes nothing the second
 /// time. The lines of an attempt that withdrew them are skipped.
 enum Reapply {
@@ -15,6 +17,7 @@ enum Reapply {
         var sessionsEnded = 0
         var passkeysRemoved = 0
         var passwordsCleared = 0
+        var addressesBehind = 0
         var identitiesRemoved = 0
         var disabled = 0
         var enabled = 0
@@ -29,6 +32,7 @@ enum Reapply {
                     ("deletions", .number(Double(reapplied))), ("sessionsEnded", .number(Double(sessionsEnded))),
                     ("passkeysRemoved", .number(Double(passkeysRemoved))),
                     ("passwordsCleared", .number(Double(passwordsCleared))),
+                    ("addressesBehind", .number(Double(addressesBehind))),
                     ("identitiesRemoved", .number(Double(identitiesRemoved))),
                     ("identityBlocksChanged", .number(Double(blocks))),
                     ("disabled", .number(Double(disabled))), ("enabled", .number(Double(enabled))),
@@ -45,7 +49,7 @@ enum Reapply {
     static func run(ledgers: [String], context: RequestContext, missingIsEmpty: Bool) throws -> Outcome {
         var outcome = Outcome()
         var entries: [LedgerEntry] = []
-        for path in ledgers {
+        for (source, path) in ledgers.enumerated() {
             guard Files.exists(path) else {
                 if missingIsEmpty { continue }
                 throw AdminError(.notFound, "There is no ledger at \(path).")
@@ -53,7 +57,11 @@ enum Reapply {
             let contents = try LedgerFile.read(path)
             outcome.lines += contents.entries.count
             outcome.unreadable += contents.unreadable
-            entries += contents.entries
+            entries += contents.entries.map { entry in
+                var entry = entry
+                entry.source = source
+                return entry
+            }
         }
         if outcome.unreadable > 0 {
             SysLog.warning("frontdoor reapply-deletions unreadable-lines=\(outcome.unreadable) skipped")
@@ -89,23 +97,41 @@ enum Reapply {
         return kept.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
     }
 
+    /// The versions of a password or an address that may stand: the last line's. Within one
+    /// ledger a later line replaces an earlier (the changes of one row were written in the order
+    /// they committed); at the same second in another box's ledger either may be the last, and
+    /// either stands.
+    typealias Versions = (time: UnixTime, source: Int, versions: Set<String>)
+
+    static func last(_ known: Versions?, _ entry: LedgerEntry, _ version: String) -> Versions {
+        guard let known, known.time == entry.time, known.source != entry.source else {
+            return (entry.time, entry.source, [version])
+        }
+        return (entry.time, entry.source, known.versions.union([version]))
+    }
+
     /// Everything but the deletions, oldest first, in transactions of `batch` lines.
     static func reapplyActions(_ entries: [LedgerEntry], db: Database, outcome: inout Outcome) throws {
         // A password and a disable end as the account's last line about them says.
-        var lastPassword: [String: (time: UnixTime, versions: Set<String>)] = [:]
+        var lastPassword: [String: Versions] = [:]
+        var lastAddress: [String: Versions] = [:]
         var lastDisable: [String: LedgerEntry] = [:]
         var steps: [LedgerEntry] = []
         for entry in entries {
             switch entry.action {
             case .passwordChanged(let version):
-                if let last = lastPassword[entry.accountId], last.time == entry.time {
-                    lastPassword[entry.accountId] = (entry.time, last.versions.union([version]))
-                } else {
-                    lastPassword[entry.accountId] = (entry.time, [version])
-                }
+                lastPassword[entry.accountId] = Self.last(lastPassword[entry.accountId], entry, version)
+            case .addressChanged(let version):
+                lastAddress[entry.accountId] = Self.last(lastAddress[entry.accountId], entry, version)
             case .disabled, .enabled:
-                // At the same second a disable wins: when in doubt, disabled.
-                if let last = lastDisable[entry.accountId], last.time == entry.time, last.action == .disabled { continue }
+                // The later line of one ledger wins (a disable and an enable of one account were
+                // written in the order they committed, under one lock); at the same second in two
+                // boxes' ledgers a disable wins: when in doubt, disabled.
+                if let last = lastDisable[entry.accountId], last.time == entry.time, last.source != entry.source,
+                    last.action == .disabled
+                {
+                    continue
+                }
                 lastDisable[entry.accountId] = entry
             default:
                 steps.append(entry)
@@ -159,6 +185,36 @@ enum Reapply {
             outcome.enabled += enabled
             start += batch
         }
+        // After the disables, so an `enabled` line from before the change cannot undo it.
+        let addresses = lastAddress.sorted { $0.key < $1.key }
+        start = 0
+        while start < addresses.count {
+            let chunk = addresses[start..<min(start + batch, addresses.count)]
+            outcome.addressesBehind += try db.transaction { () throws(FrontdoorError) -> Int in
+                var behind = 0
+                for (accountId, last) in chunk { behind += try disableOlderAddress(accountId, last: last, db: db) }
+                return behind
+            }
+            start += batch
+        }
+    }
+
+    /// An account whose address is not the one the ledger names last holds the address the
+    /// person left: it is disabled (sign-ins 403, no mail to that address, `MailWithheld`) until
+    /// the operator has heard from the person and runs `enable`; the person then signs in and
+    /// changes the address again. Its version is set to the last one, so a second run leaves an
+    /// enabled account alone. 1 when it disabled one.
+    static func disableOlderAddress(
+        _ accountId: String, last: Versions, db: Database
+    ) throws(FrontdoorError) -> Int {
+        guard let row = try db.query("SELECT email_version FROM accounts WHERE id = ?", [.text(accountId)]).first
+        else { return 0 }
+        if let version = row.text(0), last.versions.contains(version) { return 0 }
+        try db.run(
+            "UPDATE accounts SET disabled_at = coalesce(disabled_at, ?), email_version = ? WHERE id = ?",
+            [.integer(last.time), .text(last.versions.sorted().last ?? ""), .text(accountId)])
+        SysLog.warning("frontdoor reapply account=\(accountId) address-behind disabled")
+        return 1
     }
 
     /// One line's action on the store as the snapshot left it. What came later than the line
@@ -190,7 +246,7 @@ enum Reapply {
             counts.blocks += try db.run(
                 "UPDATE identities SET blocked_at = NULL WHERE account_id = ? AND provider = ? AND blocked_at <= ?",
                 [account, .text(provider), .integer(entry.time)])
-        case .deleted, .passwordChanged, .disabled, .enabled, .withdrawn:
+        case .deleted, .passwordChanged, .addressChanged, .disabled, .enabled, .withdrawn:
             return
         }
     }
@@ -199,7 +255,7 @@ enum Reapply {
     /// (older) hash goes, and the person chooses a new password by a reset, which proves the
     /// address. 1 when it cleared one.
     static func clearOlderPassword(
-        _ accountId: String, last: (time: UnixTime, versions: Set<String>), db: Database
+        _ accountId: String, last: Versions, db: Database
     ) throws(FrontdoorError) -> Int {
         guard let row = try db.query(
             "SELECT password_hash IS NOT NULL, password_version FROM accounts WHERE id = ?", [.text(accountId)]

@@ -6,7 +6,7 @@ import Glibc
 /// address (a ticket either way; the mail goes after the answer, and only to an account's own
 /// address), with every limit keyed on the normalised address typed. `reset_confirm` with the
 /// ticket, the mailed code and a new password sets it, marks the email proven, ends every
-/// session, and answers a new one.
+/// session and removes the passkeys they added (`PasskeyTakeback`), and answers a new one.
 enum PasswordReset {
     static func request(_ context: RequestContext) throws(FrontdoorError) -> CGIResponse {
         // EmailValidation refuses a NUL as it refuses every control: 422 invalid_email, as before.
@@ -18,6 +18,7 @@ enum PasswordReset {
         let now = context.now
         let code = try Codes.generate()
         let secret = try context.rateLimitSecret()
+        let codeKey = try context.codeKey()
         let limits = context.config.limits.resetMail(to: email, secret: secret)
             + context.config.limits.resetRequest(client: context.client, network: context.network, secret: secret)
         let (ticket, recipient) = try db.transaction { () throws(FrontdoorError) -> (String, String?) in
@@ -27,18 +28,18 @@ enum PasswordReset {
             let made = try PendingTicket.create(
                 purpose: "reset", accountId: account?.text(0), addressKey: RateLimits.addressKey(email, secret: secret),
                 db: db, now: now, lifetime: context.config.ticketLifetimeSeconds)
-            try Codes.store(code, ticketHash: made.hash, db: db, now: now)
+            try Codes.store(code, ticketHash: made.hash, key: codeKey, db: db, now: now)
             // Only to the account's own address, and only when it keys to exactly this key.
             guard let recipient = account?.text(1), EmailAddress.isMailable(recipient, key: key) else {
                 // Nobody has the address: a code nothing matches, so confirming fails as a wrong code does.
                 try Codes.spoil(ticketHash: made.hash, db: db)
                 return (made.ticket, nil)
             }
-            // A provider stopped mail to it (a hijacked Google account's, a relay address Apple no
-            // longer forwards): no code goes, and the answer and the wait stay as for any address.
-            if let accountId = account?.text(0), try ProviderEventStore.mailStopped(accountId, db: db) {
+            // A provider stopped mail to it, or the account is disabled: no code goes, and the
+            // answer and the wait stay as for any address.
+            if let accountId = account?.text(0), let withheld = try MailWithheld.reason(accountId, db: db) {
                 try Codes.spoil(ticketHash: made.hash, db: db)
-                VerifyEmail.syslog("reset mail not sent: the address is stopped by a provider's event", warning: true)
+                VerifyEmail.syslog("reset mail not sent: \(withheld.rawValue)", warning: true)
                 return (made.ticket, nil)
             }
             return (made.ticket, recipient)
@@ -75,19 +76,32 @@ enum PasswordReset {
         let code = try body.requiredString("code", maxBytes: 64)
         let password = try EmailSignIn.password(body)
         let deviceName = try PersonText.deviceName(body)
+        let reauth = try Reauthentication.bearer(context)
         let db = try context.database()
         let now = context.now
-        guard case .reset = try PendingTicket.find(ticket, db: db, now: now) else { throw PendingTicket.invalid }
-        try PasswordHasher.checkLength(password)
+        guard case .reset(_, let accountId) = try PendingTicket.find(ticket, db: db, now: now) else {
+            throw PendingTicket.invalid
+        }
+        // Rule 19 before the code is judged or the ticket spent: a refused password costs no try.
+        // Its words are the account's address; an unknown address's ticket has none, and its
+        // answers tell no more than `register`'s `email_taken` does (docs/security.md).
+        var email: String? = nil
+        if let accountId {
+            email = try db.query("SELECT email FROM accounts WHERE id = ?", [.text(accountId)]).first?.text(0)
+        }
+        try PasswordPolicy.check(password, context: .init(email: email), config: context.config)
         // Hashed before the transaction so no write lock waits on it.
         let hash = try PasswordHasher.hash(password, cost: context.config.passwordCost)
         let secret = try context.rateLimitSecret()
+        let codeKey = try context.codeKey()
         let outcome = try db.transaction { () throws(FrontdoorError) -> Result<SessionBody, FrontdoorError> in
             let pending = try PendingTicket.find(ticket, db: db, now: now)
             guard case .reset(let ticketHash, let accountId) = pending else { throw PendingTicket.invalid }
+            // Before the code counts a try: a reset with another account's session changes nothing.
+            if let reauth { try reauth.requireSame(accountId) }
             let failures = try PendingTicket.codeFailureLimit(pending, db: db, config: context.config, secret: secret)
             if case .refused(let error) = try Codes.check(
-                code, ticketHash: ticketHash, failures: failures, db: db, now: now)
+                code, ticketHash: ticketHash, key: codeKey, failures: failures, db: db, now: now)
             {
                 return .failure(error)
             }
@@ -98,11 +112,14 @@ enum PasswordReset {
             try db.run(
                 "UPDATE accounts SET password_hash = ?, email_verified = 1 WHERE id = ?", [.text(hash), .text(accountId)])
             try SecurityLedger.passwordChanged(accountId, db: db, now: now)
+            // Every session ends; a bearer's is proven again below instead (its holder has the code).
             try SecurityLedger.endSessions(
-                "DELETE FROM sessions WHERE account_id = ? RETURNING session_id", [.text(accountId)],
-                accountId: accountId, db: db, now: now)
+                "DELETE FROM sessions WHERE account_id = ? AND token_hash <> ? RETURNING session_id",
+                [.text(accountId), .blob(reauth?.tokenHash ?? [])], accountId: accountId, db: db, now: now)
+            _ = try PasskeyTakeback.run(accountId, sessionsMadeBy: now, db: db, config: context.config, now: now)
             return .success(try ProviderSignIn.startSession(
-                db: db, accountId: accountId, created: false, config: context.config, now: now, deviceName: deviceName))
+                db: db, accountId: accountId, created: false, config: context.config, now: now, deviceName: deviceName,
+                reauth: reauth))
         }
         return try outcome.get().response
     }

@@ -9,39 +9,54 @@ enum ProofConfirmation {
         let password = try body.optionalString("password", maxBytes: 4096, mayHoldNUL: true)
         guard (code == nil) != (password == nil) else { throw .invalidRequest("Send either code or password.") }
         let deviceName = try PersonText.deviceName(body)
+        let reauth = try Reauthentication.bearer(context)
         let db = try context.database()
         switch try PendingTicket.find(ticket, db: db, now: context.now) {
         case .reset:
             throw PendingTicket.invalid
-        case .verify where password != nil:
+        case .verify where password != nil, .change where password != nil:
             throw .invalidRequest("This can only be confirmed with the code sent by email.")
         case .join(_, _, _, _, let methods) where password != nil && !methods.contains("password"):
             throw .invalidRequest("This can only be confirmed with the code sent by email.")
         default:
             break
         }
-        if let code { return try byCode(code, ticket: ticket, context: context, db: db, deviceName: deviceName).response }
-        return try byPassword(password ?? "", ticket: ticket, context: context, db: db, deviceName: deviceName).response
+        if let code {
+            return try byCode(code, ticket: ticket, context: context, db: db, deviceName: deviceName, reauth: reauth)
+                .response
+        }
+        return try byPassword(
+            password ?? "", ticket: ticket, context: context, db: db, deviceName: deviceName, reauth: reauth
+        ).response
     }
 
     /// The inbox is proven. A join to an account whose email was typed and never proven also
-    /// clears that password and ends the account's sessions: whoever typed the address may have
-    /// set them (account pre-hijacking). An account whose email was proven keeps both.
+    /// clears that password, ends the account's sessions and removes the passkeys they added:
+    /// whoever typed the address may have set them (account pre-hijacking). An account whose email
+    /// was proven keeps all three. An address change's new address becomes the account's
+    /// (`EmailChange.apply`). With `reauth`, the ticket must be of the bearer's account (checked
+    /// before the code counts a try), whose session is then proven again in place; a join that
+    /// ends the sessions ends the others.
     static func byCode(
-        _ code: String, ticket: String, context: RequestContext, db: Database, deviceName: String? = nil
+        _ code: String, ticket: String, context: RequestContext, db: Database, deviceName: String? = nil,
+        reauth: Reauthentication? = nil
     ) throws(FrontdoorError) -> SessionBody {
         let now = context.now
         let secret = try context.rateLimitSecret()
-        let outcome = try db.transaction { () throws(FrontdoorError) -> Result<SessionBody, FrontdoorError> in
+        let codeKey = try context.codeKey()
+        typealias Confirmed = (body: SessionBody, notice: SettingsNotice?)
+        let outcome = try db.transaction { () throws(FrontdoorError) -> Result<Confirmed, FrontdoorError> in
             let pending = try PendingTicket.find(ticket, db: db, now: now)
+            if let reauth { try reauth.requireSame(pending.accountId) }
             let failures = try PendingTicket.codeFailureLimit(pending, db: db, config: context.config, secret: secret)
             if case .refused(let error) = try Codes.check(
-                code, ticketHash: pending.hash, failures: failures, db: db, now: now)
+                code, ticketHash: pending.hash, key: codeKey, failures: failures, db: db, now: now)
             {
                 return .failure(error)
             }
             guard try PendingTicket.spend(pending.hash, db: db) else { throw PendingTicket.invalid }
             let accountId: String
+            var notice: SettingsNotice?
             switch pending {
             case .join(_, let id, let provider, let subject, _):
                 accountId = id
@@ -53,33 +68,47 @@ enum ProofConfirmation {
                     {
                         try SecurityLedger.passwordChanged(id, db: db, now: now)
                     }
+                    // A bearer's session stays, to be proven again below: its holder also holds
+                    // the code, and a new session would give them nothing less (docs/security.md).
                     try SecurityLedger.endSessions(
-                        "DELETE FROM sessions WHERE account_id = ? RETURNING session_id", [.text(id)], accountId: id, db: db,
-                        now: now)
+                        "DELETE FROM sessions WHERE account_id = ? AND token_hash <> ? RETURNING session_id",
+                        [.text(id), .blob(reauth?.tokenHash ?? [])], accountId: id, db: db, now: now)
                 }
                 try InboxProof.dropUnprovenIdentities(of: id, db: db, now: now)
                 try link(provider: provider, subject: subject, to: id, db: db, now: now)
                 try Events.record(.linked(provider: provider), accountId: id, in: db, config: context.config, now: now)
+                // After the link, the way in it brings (a takeback never removes the last one).
+                if !typed.isEmpty {
+                    _ = try PasskeyTakeback.run(id, sessionsMadeBy: now, db: db, config: context.config, now: now)
+                }
             case .verify(_, let id):
                 // The session's holder read the code: whoever made the account owns the inbox.
                 accountId = id
                 try db.run("UPDATE identities SET email_proven = 1 WHERE account_id = ?", [.text(id)])
+            case .change(_, let id, let email):
+                accountId = id
+                notice = try EmailChange.apply(email, to: id, db: db, config: context.config, now: now)
             case .reset:
                 throw PendingTicket.invalid
             }
             try Events.record(.verifyingEmail, accountId: accountId, in: db, config: context.config, now: now)
             try db.run("UPDATE accounts SET email_verified = 1 WHERE id = ?", [.text(accountId)])
-            return .success(try ProviderSignIn.startSession(
-                db: db, accountId: accountId, created: false, config: context.config, now: now, deviceName: deviceName))
+            let body = try ProviderSignIn.startSession(
+                db: db, accountId: accountId, created: false, config: context.config, now: now, deviceName: deviceName,
+                reauth: reauth)
+            return .success((body, notice))
         }
-        return try outcome.get()
+        let confirmed = try outcome.get()
+        if let notice = confirmed.notice { context.runAfterAnswer { notice.send(context) } }
+        return confirmed.body
     }
 
     /// The account's password proves the person is its owner: the identity joins, the email counts
     /// as proven (the provider verified it), and password and sessions stay. Tries count against
     /// the same limits as logins.
     static func byPassword(
-        _ password: String, ticket: String, context: RequestContext, db: Database, deviceName: String? = nil
+        _ password: String, ticket: String, context: RequestContext, db: Database, deviceName: String? = nil,
+        reauth: Reauthentication? = nil
     ) throws(FrontdoorError) -> SessionBody {
         let now = context.now
         let cost = context.config.passwordCost
@@ -88,6 +117,7 @@ enum ProofConfirmation {
             guard case .join(_, let id, _, _, _) = try PendingTicket.find(ticket, db: db, now: now) else {
                 throw PendingTicket.invalid
             }
+            if let reauth { try reauth.requireSame(id) }
             let rows = try db.query("SELECT email, password_hash FROM accounts WHERE id = ?", [.text(id)])
             let limits = context.config.limits.login(
                 email: rows.first?.text(0) ?? id, client: context.client, secret: secret)
@@ -111,7 +141,8 @@ enum ProofConfirmation {
             try db.run("UPDATE accounts SET email_verified = 1 WHERE id = ?", [.text(id)])
             try EmailSignIn.succeeded(limits, db: db, now: now)
             return try ProviderSignIn.startSession(
-                db: db, accountId: id, created: false, config: context.config, now: now, deviceName: deviceName)
+                db: db, accountId: id, created: false, config: context.config, now: now, deviceName: deviceName,
+                reauth: reauth)
         }
     }
 

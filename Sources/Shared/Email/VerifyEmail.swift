@@ -24,12 +24,21 @@ public enum VerifyEmail {
         let now = context.now
         let code = try Codes.generate()
         let secret = try context.rateLimitSecret()
-        let (pending, email, limits, stopped) = try db.transaction {
-            () throws(FrontdoorError) -> (PendingTicket, String, [RateLimits.Limit], Bool) in
+        let codeKey = try context.codeKey()
+        let (pending, email, limits, withheld) = try db.transaction {
+            () throws(FrontdoorError) -> (PendingTicket, String, [RateLimits.Limit], MailWithheld?) in
             let pending = try PendingTicket.find(ticket, db: db, now: now)
             let accountId: String
             switch pending {
             case .join(_, let id, _, _, _), .verify(_, let id): accountId = id
+            case .change(_, let id, let email):
+                // The new address, checked when the change was asked for; the account's own
+                // address and what stops mail to it do not concern it.
+                let limits = context.config.limits.mail(to: email, secret: secret)
+                try RateLimits.hit(limits, db: db, now: now)
+                let disabled = try !db.query(
+                    "SELECT 1 FROM accounts WHERE id = ? AND disabled_at IS NOT NULL", [.text(id)]).isEmpty
+                return (pending, email, limits, disabled ? MailWithheld.disabled : nil)
             // A reset's code goes out with reset_request; asking again makes a new ticket.
             case .reset: throw PendingTicket.invalid
             }
@@ -44,26 +53,32 @@ public enum VerifyEmail {
             }
             let limits = context.config.limits.mail(to: email, secret: secret)
             try RateLimits.hit(limits, db: db, now: now)
-            return (pending, email, limits, try ProviderEventStore.mailStopped(accountId, db: db))
+            return (pending, email, limits, try MailWithheld.reason(accountId, db: db))
         }
         do {
-            // A provider stopped mail to this address: everything else happens, and the answer is
-            // the same, so it tells nobody which addresses that is.
-            if stopped {
-                syslog("code not mailed: the address is stopped by a provider's event", warning: true)
+            // A provider stopped mail to this address, or the account is disabled: everything else
+            // happens, and the answer is the same, so it tells nobody which addresses those are.
+            if let withheld {
+                syslog("code not mailed: \(withheld.rawValue)", warning: true)
             } else {
-                try mailer.send(.code(code, to: email, purpose: "to confirm your email address"), now: now)
+                try mailer.send(.code(code, to: email, purpose: purpose(of: pending)), now: now)
             }
         } catch {
             try db.transaction { () throws(FrontdoorError) in try RateLimits.refund(limits, db: db, now: now) }
             throw error
         }
         try db.transaction { () throws(FrontdoorError) in
-            try Codes.store(code, ticketHash: pending.hash, db: db, now: now)
+            try Codes.store(code, ticketHash: pending.hash, key: codeKey, db: db, now: now)
         }
         return CGIResponse(status: 200, body: .object([
             ("sent", true), ("codeExpiresAt", .string(Clock.rfc3339(now + Codes.lifetimeSeconds))),
         ]))
+    }
+
+    /// The phrase of the code's mail.
+    static func purpose(of pending: PendingTicket) -> String {
+        if case .change = pending { return "to confirm your new email address" }
+        return "to confirm your email address"
     }
 
     /// With a session: a ticket to prove the account's own, typed email by code (`send_code`, then

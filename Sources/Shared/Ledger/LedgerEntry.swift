@@ -6,6 +6,7 @@
 ///     <unix time> <attempt> sessions <accountId> <sessionId>,<sessionId>,…
 ///     <unix time> <attempt> passkey <accountId> <passkeyId>
 ///     <unix time> <attempt> password <accountId> <passwordVersion>
+///     <unix time> <attempt> address <accountId> <emailVersion>
 ///     <unix time> <attempt> disabled <accountId>            (and enabled)
 ///     <unix time> <attempt> unlinked <accountId> <provider>
 ///     <unix time> <attempt> blocked <accountId> <provider>  (and unblocked)
@@ -23,6 +24,8 @@ public struct LedgerEntry: Sendable, Equatable {
         case passkeyRemoved(String)
         /// The account's new `password_version` (random): the hash set then, or none.
         case passwordChanged(String)
+        /// The account's new `email_version` (random): the address set then.
+        case addressChanged(String)
         case disabled
         case enabled
         /// The account's identity of that provider went.
@@ -38,6 +41,7 @@ public struct LedgerEntry: Sendable, Equatable {
             case .sessionsEnded: "sessions"
             case .passkeyRemoved: "passkey"
             case .passwordChanged: "password"
+            case .addressChanged: "address"
             case .disabled: "disabled"
             case .enabled: "enabled"
             case .identityRemoved: "unlinked"
@@ -50,7 +54,7 @@ public struct LedgerEntry: Sendable, Equatable {
         var argument: String? {
             switch self {
             case .sessionsEnded(let ids): ids.joined(separator: ",")
-            case .passkeyRemoved(let id), .passwordChanged(let id): id
+            case .passkeyRemoved(let id), .passwordChanged(let id), .addressChanged(let id): id
             case .identityRemoved(let provider), .identityBlocked(let provider), .identityUnblocked(let provider):
                 provider
             case .deleted, .disabled, .enabled, .withdrawn: nil
@@ -64,6 +68,10 @@ public struct LedgerEntry: Sendable, Equatable {
     /// Empty for `withdrawn`.
     public let accountId: String
     public let action: Action
+    /// Which of the ledgers a re-application reads it from (not on the line): within one ledger
+    /// the order of the lines is the order of the changes to one account, across ledgers only
+    /// their times order them.
+    var source = 0
 
     public init(time: UnixTime, attempt: String?, accountId: String, action: Action) {
         self.time = time
@@ -108,6 +116,7 @@ public struct LedgerEntry: Sendable, Equatable {
             action = .sessionsEnded(list)
         case ("passkey", let id?) where isId(id, maxBytes: 1400): action = .passkeyRemoved(id)
         case ("password", let version?) where isId(version): action = .passwordChanged(version)
+        case ("address", let version?) where isId(version): action = .addressChanged(version)
         case ("unlinked", let provider?) where isProvider(provider): action = .identityRemoved(provider)
         case ("blocked", let provider?) where isProvider(provider): action = .identityBlocked(provider)
         case ("unblocked", let provider?) where isProvider(provider): action = .identityUnblocked(provider)
@@ -116,7 +125,7 @@ public struct LedgerEntry: Sendable, Equatable {
         return LedgerEntry(time: time, attempt: attempt, accountId: fields[3], action: action)
     }
 
-    /// Account, session and attempt ids, passkey ids and password versions are base64url or hex.
+    /// Account, session and attempt ids, passkey ids, password and address versions are base64url or hex.
     static func isId(_ text: String) -> Bool { isId(text, maxBytes: 64) }
 
     static func isId(_ text: String, maxBytes: Int) -> Bool {

@@ -14,10 +14,11 @@
 /// - `deleted`: an account deletion (`AccountDeletion.remove` makes it).
 /// - `endSessions`: any ending of sessions (sign-out of every scope, a reset, a join by code, a
 ///   disable, the operator's sign-out, a provider's event); `change_password` ends the others.
-/// - `passkeyRemoved`: a passkey deleted.
+/// - `passkeyRemoved`: a passkey deleted, by the person or by a takeback (`PasskeyTakeback`).
 /// - `passwordChanged`: after any change of `password_hash` other than a rehash of the same
 ///   password (a reset, a join by code clearing a typed one, `change_password`, `set_password`,
 ///   `unlink` of the password).
+/// - `addressChanged`: after `change_email` made a new address the account's.
 /// - `disabled`, `enabled`: the operator's.
 /// - `identityRemoved`: an identity unlinked (the operator's or the person's `unlink`, a
 ///   provider's deletion of one of several ways in, an unproven identity dropped by an inbox proof).
@@ -73,6 +74,17 @@ public enum SecurityLedger {
         let version = Base64URL.encode(try SecureRandom.bytes(12))
         try db.run("UPDATE accounts SET password_version = ? WHERE id = ?", [.text(version), .text(accountId)])
         try stage(.passwordChanged(version), accountId: accountId, db: db, now: now)
+    }
+
+    /// Call after the statement that gave the account its new address (`change_email`): as for a
+    /// password, the row gets a new random `email_version` that the line records. The ledger holds
+    /// no address, so a restore cannot put the new one back: an account left with an older address
+    /// is disabled until the operator has heard from its owner (`Reapply`), since mail to an
+    /// address the person left could take the account.
+    public static func addressChanged(_ accountId: String, db: Database, now: UnixTime) throws(FrontdoorError) {
+        let version = Base64URL.encode(try SecureRandom.bytes(12))
+        try db.run("UPDATE accounts SET email_version = ? WHERE id = ?", [.text(version), .text(accountId)])
+        try stage(.addressChanged(version), accountId: accountId, db: db, now: now)
     }
 
     public static func disabled(_ accountId: String, db: Database, now: UnixTime) throws(FrontdoorError) {

@@ -41,6 +41,7 @@ public enum PasskeySignIn {
         let ceremonyId = try context.body.requiredString("ceremonyId", maxBytes: 64)
         guard let credential = context.body["credential"] else { throw .invalidRequest("credential is required.") }
         let deviceName = try PersonText.deviceName(context.body)
+        let reauth = try Reauthentication.bearer(context)
         let response: AssertionResponse
         do throws(PasskeyError) {
             response = try PasskeyCredentialJSON.assertion(credential)
@@ -48,18 +49,21 @@ public enum PasskeySignIn {
             throw error.frontdoorError
         }
         let db = try context.database()
-        let body = try db.transaction { () throws(FrontdoorError) -> SessionBody in
+        // A response that fails a check returns its refusal, so that the transaction commits the
+        // ceremony's taking and nothing else: its challenge is spent, never tried twice.
+        let outcome = try db.transaction { () throws(FrontdoorError) -> Result<SessionBody, FrontdoorError> in
             let challenge = try PasskeyCeremonies.take(ceremonyId, kind: .signIn, sessionId: nil, db: db, now: context.now)
             // An unknown credential is refused as a failed check: nothing says which ids exist.
             guard let (accountId, stored) = try PasskeyStore.find(response.credentialId, db: db) else {
-                throw FrontdoorError(.invalidCredentials, "The passkey was not accepted.", detail: "passkey unknown credential")
+                return .failure(FrontdoorError(
+                    .invalidCredentials, "The passkey was not accepted.", detail: "passkey unknown credential"))
             }
             let verified: VerifiedAssertion
             do throws(PasskeyError) {
                 verified = try PasskeyAssertion.verify(
                     response, challenge: challenge, relyingParty: passkeys.relyingParty, credential: stored)
             } catch {
-                throw error.frontdoorError
+                return .failure(error.frontdoorError)
             }
             try PasskeyStore.recordUse(response.credentialId, verified, db: db, now: context.now)
             if verified.counterWentBackwards || verified.backupEligibilityChanged || verified.backupStateChanged {
@@ -70,12 +74,12 @@ public enum PasskeySignIn {
             }
             let body = try ProviderSignIn.startSession(
                 db: db, accountId: accountId, created: false, config: context.config, now: context.now,
-                deviceName: deviceName)
+                deviceName: deviceName, reauth: reauth)
             // The crash suite kills a sign-in here: the ceremony taken, the record and the session
             // written, nothing committed.
             TestHooks.pause("passkey-signed-in")
-            return body
+            return .success(body)
         }
-        return body.response
+        return try outcome.get().response
     }
 }

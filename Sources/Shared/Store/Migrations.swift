@@ -4,7 +4,7 @@ enum Migrations {
     static let scripts: [String] = [
         v1, v2, emailCodesAndLimits, accountDeletion, keyedRateLimits, reviewFixes, slidingSessions, relayWindow,
         eventOutbox, sealedUnderServerKey, outboxHeads, domainKeys, disabledAccounts,
-        providerEvents, ephemeralKinds, passkeys, passwordVersions,
+        providerEvents, ephemeralKinds, passkeys, passkeySessions, settings, securityVersions,
     ]
 
     /// What a script leaves to Swift, run right after it in the same transaction.
@@ -375,12 +375,35 @@ enum Migrations {
         ALTER TABLE accounts ADD COLUMN passkey_handle BLOB;
         """
 
-    /// Issue 29: a restore must not bring back a password that was replaced since the snapshot.
-    /// Every change of the password (a reset, a join by code clearing a typed one, the settings)
-    /// gives the row a new random version and writes it to the ledger; a re-application clears a
-    /// password whose version is not the last one the ledger names (`Reapply`). NULL: never
+    /// Issue 29: which session added each passkey (its public id) and when that session was made,
+    /// so that a takeback (a reset, signing out everywhere, a join by code that ends the sessions,
+    /// Google's hijacking event, the operator's disable or sign-out) removes every passkey that a
+    /// session from before it added, even one already signed out (`PasskeyTakeback`). A passkey
+    /// from before this version gets 0: the session that added it is unknown, so any takeback
+    /// removes it.
+    static let passkeySessions = """
+        ALTER TABLE passkeys ADD COLUMN session_id TEXT;
+        ALTER TABLE passkeys ADD COLUMN session_made_at INTEGER NOT NULL DEFAULT 0;
+        """
+
+    /// Issue 31, settings (rule 18): when each session was made or last proven by a real sign-in
+    /// (a renewal is not one), which the sensitive actions judge "recent" by; a session from
+    /// before this version gets 0, never recent, so its holder signs in again before changing how
+    /// the account is entered. And the new address an address change waits to prove
+    /// (`email_tickets` of purpose `change`, kept as long as the ticket).
+    static let settings = """
+        ALTER TABLE sessions ADD COLUMN signed_in_at INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE email_tickets ADD COLUMN email TEXT;
+        """
+
+    /// Issue 29: a restore must not bring back a password or an address that was replaced since
+    /// the snapshot. Every change of the password (a reset, a join by code clearing a typed one,
+    /// the settings) or of the address (`change_email`) gives the row a new random version and
+    /// writes it to the ledger; a re-application clears a password, and disables an account with
+    /// an address, whose version is not the last one the ledger names (`Reapply`). NULL: never
     /// changed since this version.
-    static let passwordVersions = """
+    static let securityVersions = """
         ALTER TABLE accounts ADD COLUMN password_version TEXT;
+        ALTER TABLE accounts ADD COLUMN email_version TEXT;
         """
 }

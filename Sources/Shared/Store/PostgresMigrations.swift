@@ -107,8 +107,21 @@ enum PostgresMigrations {
     /// Versions after the baseline, each a list of statements; version `baselineVersion + i + 1`
     /// is `later[i]`. A version that SQLite's `Migrations` adds gets its entry here too.
     static let later: [[String]] = [
-        // 17, passwordVersions
-        ["ALTER TABLE accounts ADD COLUMN password_version text COLLATE \"C\""],
+        // 17, `Migrations.passkeySessions`: which session added each passkey, and when it was made.
+        [
+            #"ALTER TABLE passkeys ADD COLUMN session_id text COLLATE "C""#,
+            "ALTER TABLE passkeys ADD COLUMN session_made_at bigint NOT NULL DEFAULT 0",
+        ],
+        // 18, `Migrations.settings`: the last real sign-in of each session, and an address change's new address.
+        [
+            "ALTER TABLE sessions ADD COLUMN signed_in_at bigint NOT NULL DEFAULT 0",
+            #"ALTER TABLE email_tickets ADD COLUMN email text COLLATE "C""#,
+        ],
+        // 19, `Migrations.securityVersions`: each password's and address's random version (the ledger names it).
+        [
+            #"ALTER TABLE accounts ADD COLUMN password_version text COLLATE "C""#,
+            #"ALTER TABLE accounts ADD COLUMN email_version text COLLATE "C""#,
+        ],
     ]
 
     /// The version this code brings a store to; the same as SQLite's.
