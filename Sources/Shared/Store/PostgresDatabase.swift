@@ -33,9 +33,14 @@ final class PostgresDatabase {
     /// `checkSchemaWithFirstStatement`: the schema is checked with the first statement, not here; a first
     /// plain SELECT outside a transaction then goes in the same write as the version read (one
     /// round trip fewer for a process that lives one request).
-    init(url: PostgresURL, timeoutSeconds: Double, durability: Database.Durability, checkSchemaWithFirstStatement: Bool = false)
-        throws(FrontdoorError)
-    {
+    /// For a migration that seals (`Migrations.sealSecrets`); nil for a store opened without its config.
+    let serverKey: Migrations.ServerKey?
+
+    init(
+        url: PostgresURL, timeoutSeconds: Double, durability: Database.Durability, checkSchemaWithFirstStatement: Bool = false,
+        serverKey: Migrations.ServerKey? = nil
+    ) throws(FrontdoorError) {
+        self.serverKey = serverKey
         do {
             connection = try PostgresConnection(url, timeoutSeconds: timeoutSeconds)
         } catch {
