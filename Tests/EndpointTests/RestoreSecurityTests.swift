@@ -157,4 +157,45 @@ import Testing
         #expect(again.json["reapplied"]?["addressesBehind"] == 0 && again.json["reapplied"]?["passwordsCleared"] == 0)
         #expect(try h.login("mover@example.org", SettingsWorld.password).status == 200)
     }
+
+    /// Issue 29, finding 8: a restore takes only a backup this box's server key authenticates
+    /// (`<backup>.mac`), checked before the door closes: one changed since (its MAC copied along),
+    /// one without its MAC and one made under another key are refused, and nothing changes.
+    @Test func aRestoreTakesOnlyABackupItsServerKeyAuthenticates() throws {
+        let h = try Harness()
+        try h.writeConfig(RestoreTests.config)
+        let me = try h.signedIn("g-restorer", email: "restorer@gmail.com")
+        mkdir(h.dir + "/backups", 0o700)
+        let backup = try h.admin(["backup", h.dir + "/backups"])
+        let snapshot = try #require(backup.json["path"]?.stringValue, "\(backup.stdout)")
+        #expect(Files.exists(snapshot + ".mac"))
+
+        // Someone who can write the backups' folder puts a session of theirs in a copy.
+        let forged = h.dir + "/backups/forged.sqlite3"
+        try Files.copy(snapshot, to: forged)
+        try Files.copy(snapshot + ".mac", to: forged + ".mac")
+        let changed = try ChildProcess.run("/usr/bin/python3", arguments: ["-c", """
+            import sqlite3; c = sqlite3.connect('\(forged)')
+            c.execute("UPDATE sessions SET expires_at = expires_at + 1"); c.commit()
+            """], environment: [:], workDir: h.dir)
+        #expect(changed.exitStatus == 0, "\(changed.stderrText)")
+        let bare = h.dir + "/backups/bare.sqlite3"
+        try Files.copy(snapshot, to: bare)
+        let other = try Harness()
+        _ = try other.signedIn("g-other-box", email: "other.box@gmail.com")
+        mkdir(other.dir + "/backups", 0o700)
+        let foreign = try #require(try other.admin(["backup", other.dir + "/backups"]).json["path"]?.stringValue)
+
+        for (path, says) in [(forged, "does not match"), (bare, "has no"), (foreign, "does not match")] {
+            let refused = try h.admin(["restore", path])
+            #expect(refused.status == 69 && refused.error == "unavailable", "\(path): \(refused.stdout)")
+            #expect(refused.json["message"]?.stringValue?.contains(says) == true, "\(path): \(refused.json)")
+            #expect(!Door.isClosed(h.databasePath))
+        }
+        #expect(try h.check(me.bearer).status == 200)
+        #expect(try h.count("accounts") == 1)
+
+        let restored = try h.admin(["restore", snapshot])
+        #expect(restored.status == 0, "\(restored.stdout) \(restored.stderr)")
+    }
 }
