@@ -375,9 +375,9 @@ public enum DevProvider {
             in again first (403 reauthentication_required), which any sign-in sent with its bearer does.
 
               SESSION=$(curl -s -X POST \(auth)/signin-email \(json) \\
-                   -d '{"action":"register","email":"settings.tour@example.org","password":"a dev password"}' | \(field("sessionToken")))
+                   -d '{"action":"register","email":"settings.tour@example.org","password":"a first dev password"}' | \(field("sessionToken")))
               curl -s -w '\\n' -X POST \(auth)/account \(json) \(bearer) \\
-                   -d '{"action":"change_password","currentPassword":"a dev password","newPassword":"a new dev password"}'
+                   -d '{"action":"change_password","currentPassword":"a first dev password","newPassword":"a new dev password"}'
               TICKET=$(curl -s -X POST \(auth)/account \(json) \(bearer) \\
                    -d '{"action":"change_email","newEmail":"settings.moved@example.org"}' | \(field("ticket")))
               CODE=$(curl -s \(providerURL)/mail/code)
