@@ -217,11 +217,12 @@ install:
 	set -e; d="$(DESTDIR)"; \
 	install -d -m 0755 "$$d$(PREFIX)/libexec/frontdoor" "$$d$(PREFIX)/sbin" \
 	    "$$d$(SYSCONFDIR)/nginx/sites-available" "$$d$(SYSCONFDIR)/nginx/snippets" "$$d$(SYSCONFDIR)/nginx/conf.d" \
-	    "$$d$(SYSCONFDIR)/systemd/system/fcgiwrap.service.d"; \
+	    "$$d$(SYSCONFDIR)/systemd/system/fcgiwrap.service.d" "$$d$(PREFIX)/share/frontdoor"; \
+	install -m 0644 -o root -g root openapi/openapi.json "$$d$(PREFIX)/share/frontdoor/openapi.json"; \
 	for p in $(ENDPOINTS); do install -m 0755 -o root -g root "$$bin/$$p" "$$d$(PREFIX)/libexec/frontdoor/$$p"; done; \
 	install -m 0755 -o root -g root "$$bin/frontdoor-check" "$$d$(PREFIX)/sbin/frontdoor-check"; \
 	install -m 0755 -o root -g root "$$bin/frontdoor-admin" "$$d$(PREFIX)/sbin/frontdoor-admin"; \
-	paths="s#/usr/local/libexec/frontdoor#$(PREFIX)/libexec/frontdoor#; s#/etc/frontdoor/#$(SYSCONFDIR)/frontdoor/#; s#/etc/nginx/#$(SYSCONFDIR)/nginx/#"; \
+	paths="s#/usr/local/libexec/frontdoor#$(PREFIX)/libexec/frontdoor#; s#/usr/local/share/frontdoor#$(PREFIX)/share/frontdoor#; s#/etc/frontdoor/#$(SYSCONFDIR)/frontdoor/#; s#/etc/nginx/#$(SYSCONFDIR)/nginx/#"; \
 	sed "$$paths" nginx/frontdoor.conf >"$$d$(SYSCONFDIR)/nginx/sites-available/frontdoor"; \
 	sed "$$paths" nginx/frontdoor-endpoints.conf >"$$d$(SYSCONFDIR)/nginx/snippets/frontdoor-endpoints.conf"; \
 	install -m 0644 nginx/fcgiwrap.conf "$$d$(SYSCONFDIR)/nginx/snippets/frontdoor-fcgiwrap.conf"; \

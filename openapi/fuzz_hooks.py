@@ -1,0 +1,291 @@
+"""schemathesis hooks for frontdoor (loaded by openapi/fuzz.py): live credentials, and the 2xx count.
+
+A fuzzer that only ever sees 400s proves little. The document can say what shape a token, a ticket,
+a ceremony or a WebAuthn response has, not which ones the server will accept, so a case that
+schemathesis generated as valid (positive) gets, just before it is sent, the opaque values of a real
+one: a token the development provider mints, a ticket from a real 409 or reset, a code from its
+mail sink, a ceremony begun and answered by its software authenticator. Every member the document
+can describe (names, device names, addresses, passwords, scopes, actions) stays as generated.
+Invalid (negative) cases are sent as generated. Sessions come from an auth provider, so
+schemathesis knows them as explicit and checks that each protected operation refuses a request
+without one.
+
+Environment: FRONTDOOR_FUZZ_URL (nginx), FRONTDOOR_FUZZ_PROVIDER (frontdoor-dev serve),
+FRONTDOOR_FUZZ_SEED, FRONTDOOR_FUZZ_ANSWERS (a file: one line per answer, "<operation> <status>").
+"""
+import base64
+import hashlib
+import json
+import os
+import random
+import time
+from urllib.parse import quote
+
+import requests
+import schemathesis
+
+BASE = os.environ["FRONTDOOR_FUZZ_URL"].rstrip("/")
+PROVIDER = os.environ["FRONTDOOR_FUZZ_PROVIDER"].rstrip("/")
+ANSWERS = os.environ["FRONTDOOR_FUZZ_ANSWERS"]
+rng = random.Random(int(os.environ.get("FRONTDOOR_FUZZ_SEED", "0")))
+http = requests.Session()
+
+# Google's Cross-Account Protection posts the raw SET as text.
+schemathesis.serializer.alias("application/secevent+jwt", "text/plain")
+
+
+class SetupFailed(Exception):
+    pass
+
+
+def fresh(prefix):
+    return f"{prefix}-{rng.getrandbits(64):016x}"
+
+
+def provider(path, **query):
+    url = PROVIDER + path + ("?" + "&".join(f"{k}={quote(str(v), safe='')}" for k, v in query.items()) if query else "")
+    answer = http.get(url, timeout=20)
+    if answer.status_code != 200:
+        raise SetupFailed(f"{path}: {answer.status_code} {answer.text[:200]}")
+    return answer
+
+
+def post(path, body, token=None, expect=(200, 201)):
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    answer = http.post(BASE + path, data=json.dumps(body), headers=headers, timeout=30)
+    if expect and answer.status_code not in expect:
+        raise SetupFailed(f"{path} {body.get('action', '')}: {answer.status_code} {answer.text[:300]}")
+    return answer
+
+
+def google_token(email=None):
+    query = {"sub": fresh("fuzz-google")}
+    if email:
+        query["email"] = email
+    return provider("/google/token", **query).text
+
+
+def google_session(email=None):
+    """A new account of its own, signed in with Google (a Gmail address: verified, Google speaks for it)."""
+    return post("/auth/signin-google", {"idToken": google_token(email or fresh("fuzz") + "@gmail.com")}).json()
+
+
+def password_account():
+    """A new password account with its (unproven) address and password."""
+    email, password = fresh("fuzz.pw") + "@example.org", fresh("correct-horse")
+    body = post("/auth/signin-email", {"action": "register", "email": email, "password": password}).json()
+    return body, email, password
+
+
+def latest_code(address, since):
+    """The code of the newest mail to `address` sent after `since` (the sink keeps the latest)."""
+    for _ in range(200):
+        last = http.get(PROVIDER + "/mail/last", timeout=20)
+        if last.status_code == 200 and address in last.text and last.text != since:
+            return provider("/mail/code").text.strip()
+        time.sleep(0.05)
+    raise SetupFailed(f"no code mailed to {address}")
+
+
+def last_mail():
+    last = http.get(PROVIDER + "/mail/last", timeout=20)
+    return last.text if last.status_code == 200 else ""
+
+
+class World:
+    """The live sessions the auth provider hands out, made once and renewed as cases use them up."""
+
+    def __init__(self):
+        self.main = None          # a Google account's session: session, account, passkey list
+        self.password = None      # a password account's session: verify_own_email
+        self.passkey = None       # a Google account that registers passkeys, replaced before it is full
+        self.passkeys_made = 0
+        self.session_ids = {}     # token -> sessionId
+        self.account_passkeys = {}  # token -> [passkeyId]
+        self.phone_last = None    # the passkey the development phone signs with next (its newest)
+
+    def remember(self, body):
+        self.session_ids[body["sessionToken"]] = body["sessionId"]
+        return body["sessionToken"]
+
+    def main_token(self):
+        if self.main is None:
+            self.main = self.remember(google_session())
+        return self.main
+
+    def password_token(self):
+        if self.password is None:
+            self.password = self.remember(password_account()[0])
+        return self.password
+
+    def passkey_token(self):
+        if self.passkey is None or self.passkeys_made >= 15:
+            self.passkey = self.remember(google_session())
+            self.passkeys_made = 0
+        return self.passkey
+
+    def register_passkey(self, token, name=None):
+        """register_begin, the phone's create, register_finish: the phone's newest passkey."""
+        begin = post("/auth/passkey", {"action": "register_begin"}, token).json()
+        created = http.post(PROVIDER + "/phone/create", data=json.dumps(begin), timeout=20)
+        if created.status_code != 200:
+            raise SetupFailed(f"/phone/create: {created.status_code} {created.text[:200]}")
+        return begin, created.json()
+
+    def note_registered(self, token, finish_body):
+        self.passkeys_made += 1
+        passkey_id = finish_body["credential"]["id"]
+        self.account_passkeys.setdefault(token, []).append(passkey_id)
+        self.phone_last = passkey_id
+
+    def ensure_phone_passkey(self):
+        if self.phone_last is None:
+            token = self.passkey_token()
+            _, body = self.register_passkey(token)
+            post("/auth/passkey", body, token)
+            self.note_registered(token, body)
+
+
+world = World()
+
+
+@schemathesis.auth(refresh_interval=None)
+class Sessions:
+    """A live session per case: its own account for the operations that end sessions or accounts."""
+
+    def get(self, case, context):
+        path = case.operation.path
+        if path in ("/auth/sign-out", "/auth/delete-account"):
+            return world.remember(google_session())
+        if path == "/auth/passkey":
+            return world.passkey_token()
+        if path == "/auth/verify-email":
+            return world.password_token()
+        return world.main_token()
+
+    def set(self, case, token, context):
+        case.headers = dict(case.headers or {})
+        case.headers["Authorization"] = f"Bearer {token}"
+
+
+def is_positive(case):
+    meta = getattr(case, "meta", None)
+    mode = getattr(getattr(meta, "generation", None), "mode", None)
+    return mode is not None and mode.is_positive
+
+
+def bearer(case):
+    value = (case.headers or {}).get("Authorization", "")
+    return value[7:] if value.startswith("Bearer ") else None
+
+
+def nonce():
+    return base64.urlsafe_b64encode(os.urandom(32)).decode().rstrip("=")
+
+
+def apple_token(raw_nonce, email=None):
+    query = {"sub": fresh("fuzz-apple"), "nonce": raw_nonce}
+    if email:
+        query["email"] = email
+    return provider("/apple/token", **query).text
+
+
+def join_ticket():
+    """A `proof_required` ticket whose methods offer both: a typed Gmail address, then Google."""
+    email, password = fresh("fuzz.join") + "@gmail.com", fresh("correct-horse")
+    post("/auth/signin-email", {"action": "register", "email": email, "password": password})
+    answer = post("/auth/signin-google", {"idToken": google_token(email)}, expect=(409,)).json()
+    return answer["ticket"], email, password
+
+
+def live_verify_email(case, body):
+    action = body.get("action")
+    if action == "send_code":
+        # A ticket of the session's own address (the auth provider's password account).
+        own = post("/auth/verify-email", {"action": "verify_own_email"}, bearer(case)).json()
+        if own.get("emailVerified") is False:
+            body["ticket"] = own["ticket"]
+    elif action == "confirm":
+        ticket, email, password = join_ticket()
+        body["ticket"] = ticket
+        if isinstance(body.get("password"), str):
+            body["password"] = password
+        else:
+            before = last_mail()
+            post("/auth/verify-email", {"action": "send_code", "ticket": ticket})
+            body["code"] = latest_code(email, before)
+    elif action == "reset_confirm":
+        _, email, _ = password_account()
+        before = last_mail()
+        body["ticket"] = post("/auth/verify-email", {"action": "reset_request", "email": email}).json()["ticket"]
+        body["code"] = latest_code(email, before)
+
+
+def live_passkey(case, body):
+    token = bearer(case)
+    action = body.get("action")
+    if action == "register_finish" and token:
+        begin, finish = world.register_passkey(token)
+        body["ceremonyId"] = finish["ceremonyId"]
+        body["credential"] = finish["credential"]
+        world.note_registered(token, finish)
+    elif action == "delete" and token:
+        # One of this account's passkeys, never the one the phone signs in with next.
+        mine = [p for p in world.account_passkeys.get(token, []) if p != world.phone_last]
+        if mine:
+            body["passkeyId"] = mine.pop(0)
+            world.account_passkeys[token].remove(body["passkeyId"])
+
+
+@schemathesis.hook
+def before_call(context, case, kwargs):
+    if not is_positive(case):
+        return
+    path = case.operation.path
+    body = case.body
+    try:
+        if path == "/auth/signin-google" and isinstance(body, dict):
+            body["idToken"] = google_token(fresh("fuzz") + "@gmail.com" if rng.random() < 0.5 else None)
+        elif path == "/auth/signin-apple" and isinstance(body, dict):
+            raw = nonce()
+            body["rawNonce"] = raw
+            body["identityToken"] = apple_token(raw, fresh("fuzz.apple") + "@privaterelay.appleid.com")
+        elif path == "/auth/signin-email" and isinstance(body, dict) and body.get("action") == "login":
+            _, body["email"], body["password"] = password_account()
+        elif path == "/auth/verify-email" and isinstance(body, dict):
+            live_verify_email(case, body)
+        elif path == "/auth/sign-out" and isinstance(body, dict) and isinstance(body.get("sessionId"), str):
+            body["sessionId"] = world.session_ids.get(bearer(case), body["sessionId"])
+        elif path == "/auth/delete-account" and isinstance(body, dict):
+            token = body.get("appleIdentityToken")
+            if isinstance(token, str) and token:
+                raw = body.get("appleRawNonce") if isinstance(body.get("appleRawNonce"), str) and body["appleRawNonce"] else nonce()
+                body["appleIdentityToken"] = apple_token(raw)
+        elif path == "/auth/signin-passkey" and isinstance(body, dict) and body.get("action") == "finish":
+            world.ensure_phone_passkey()
+            begin = post("/auth/signin-passkey", {"action": "begin"}).json()
+            got = http.post(PROVIDER + "/phone/get", data=json.dumps(begin), timeout=20)
+            if got.status_code != 200:
+                raise SetupFailed(f"/phone/get: {got.status_code} {got.text[:200]}")
+            body["ceremonyId"] = got.json()["ceremonyId"]
+            body["credential"] = got.json()["credential"]
+        elif path == "/auth/passkey" and isinstance(body, dict):
+            live_passkey(case, body)
+        elif path == "/auth/apple-notify" and isinstance(body, dict):
+            kind = rng.choice(["consent-revoked", "account-delete", "account-deleted", "email-disabled", "email-enabled"])
+            body["payload"] = provider("/apple/notification", sub=fresh("fuzz-apple"), type=kind).json()["payload"]
+        elif path == "/auth/google-risc":
+            kind = rng.choice(["sessions-revoked", "tokens-revoked", "account-disabled", "account-enabled", "account-purged"])
+            case.body = provider("/google/risc", sub=fresh("fuzz-google"), type=kind).text
+    except SetupFailed as failure:
+        # The case goes out as generated; the run's summary shows what the live values were for.
+        print(f"fuzz_hooks: could not make live values for {path}: {failure}", flush=True)
+
+
+@schemathesis.hook
+def after_call(context, case, response):
+    with open(ANSWERS, "a") as out:
+        mode = "positive" if is_positive(case) else "negative"
+        out.write(f"{case.operation.method.upper()} {case.operation.path} {response.status_code} {mode}\n")
