@@ -7,7 +7,7 @@ DEV_PORT ?= 8081
 # SQLite is built from Debian's source package by scripts/sqlite-deps (docs/sqlite.md): curl
 # fetches it, gpgv and the keyring check unstable's index when the pin is gone, xz-utils and
 # patch unpack it, gcc and make build it.
-APT_PACKAGES := libssl-dev libcurl4-openssl-dev libsodium-dev pkg-config nginx fcgiwrap curl binutils python3 \
+APT_PACKAGES := libssl-dev libcurl4-openssl-dev libsodium-dev pkg-config nginx fcgiwrap curl binutils python3 python3-venv \
     gcc make patch xz-utils gpgv debian-archive-keyring
 # The servers the PostgreSQL tests start under a folder of their own (scripts/pg-stack): installed
 # without the cluster and the pgbouncer service Debian would otherwise create and start.
@@ -40,7 +40,7 @@ LOCALSTATEDIR ?= /var
 RUN_USER ?= www-data
 ENDPOINTS := signin-google signin-apple signin-email verify-email sign-out delete-account session account apple-notify google-risc signin-passkey passkey
 
-.PHONY: deps build release static-libstdcxx release-flags test test-postgres run stop clean bench install fuzz fuzz-seeds sanitize load crash symbol-order \
+.PHONY: deps openapi-venv build release static-libstdcxx release-flags test test-postgres run stop clean bench install fuzz fuzz-seeds sanitize load crash symbol-order \
     wal-stress
 # Everything the tests' processes wrote, and the secrets the tests used: scanned after make test.
 LOG_DIR := $(VAR)/test-logs
@@ -78,8 +78,21 @@ deps:
 	fi
 	@scripts/sqlite-deps
 
-build: deps
+build: deps openapi-venv
 	$(SWIFT) build --build-tests
+
+# The OpenAPI tests' Python (OpenAPIFuzzTests, OpenAPIDocsTests): schemathesis and
+# openapi-spec-validator at the exact versions of openapi/requirements.txt, in a venv of the
+# build's own, made by pip from PyPI when missing or when the pins change (as root or not). The
+# tests then need no network.
+OPENAPI_VENV := $(CURDIR)/.build/openapi-venv
+openapi-venv:
+	@if ! cmp -s openapi/requirements.txt $(OPENAPI_VENV)/requirements.txt; then \
+	    echo "openapi-venv: installing openapi/requirements.txt into $(OPENAPI_VENV)"; \
+	    rm -rf $(OPENAPI_VENV) && python3 -m venv $(OPENAPI_VENV) && \
+	    $(OPENAPI_VENV)/bin/pip install -q --disable-pip-version-check --no-input -r openapi/requirements.txt && \
+	    cp openapi/requirements.txt $(OPENAPI_VENV)/requirements.txt; \
+	fi
 
 release: deps static-libstdcxx
 	@# SwiftPM does not see the order file as an input: binaries older than it are removed, so relinked.

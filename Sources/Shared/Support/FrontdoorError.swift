@@ -2,7 +2,7 @@
 /// is the sentence the client sees; `detail` goes to stderr only and never holds a token,
 /// password, code or email.
 public struct FrontdoorError: Error, Sendable, CustomStringConvertible {
-    public enum Code: String, Sendable {
+    public enum Code: String, Sendable, CaseIterable {
         case invalidRequest = "invalid_request"
         case invalidTicket = "invalid_ticket"
         case invalidToken = "invalid_token"
