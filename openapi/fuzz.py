@@ -65,6 +65,7 @@ def main():
 
     spec = validate()
     work = args.work or tempfile.mkdtemp(prefix="frontdoor-fuzz-")
+    os.makedirs(work, exist_ok=True)
     answers = os.path.join(work, "answers.txt")
     open(answers, "w").close()
     environment = dict(os.environ)
