@@ -47,6 +47,10 @@ expect usr/local/libexec/frontdoor/signin-passkey 755 root:root
 expect usr/local/libexec/frontdoor/passkey 755 root:root
 expect usr/local/sbin/frontdoor-check 755 root:root
 expect usr/local/sbin/frontdoor-admin 755 root:root
+expect usr/local/share/frontdoor/openapi.json 644 root:root
+check "the installed API description is the repository's" "cmp -s openapi/openapi.json '$dest/usr/local/share/frontdoor/openapi.json'"
+check "the installed endpoints snippet serves it from there" \
+    "grep -q 'alias /usr/local/share/frontdoor/openapi.json;' '$dest/etc/nginx/snippets/frontdoor-endpoints.conf'"
 expect etc/nginx/sites-available/frontdoor 644 root:root
 expect etc/nginx/snippets/frontdoor-endpoints.conf 644 root:root
 expect etc/nginx/snippets/frontdoor-fcgiwrap.conf 644 root:root
@@ -130,6 +134,7 @@ for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$dev_port/google
 # The example route of the app (not installed) behind the installed protect snippet, with the
 # installed proof.
 if ! FRONTDOOR_NGINX_DIR="$dest/etc/nginx" FRONTDOOR_WHOAMI="$release_bin/frontdoor-whoami" FRONTDOOR_WELL_KNOWN="$wk" \
+    FRONTDOOR_OPENAPI="$dest/usr/local/share/frontdoor/openapi.json" \
     scripts/dev-stack start "$state" "$port" "$bin" "$state/config.json" 2>"$work/stack.err"; then
     bad "nginx with the installed files did not start"
     echo "install-test: $passed passed, $failed failed"
@@ -142,6 +147,16 @@ for name in apple-app-site-association assetlinks.json; do
     check "the site serves $name as application/json" \
         "printf '%s' \"\$headers\" | grep -q '^HTTP/1.1 200' && printf '%s' \"\$headers\" | grep -qi '^Content-Type: application/json' && cmp -s '$work/$name' '$wk/$name'"
 done
+# The API description (DESIGN.md rule 20): JSON, cacheable, GET only.
+headers=$(curl -s -D - -o "$work/openapi.json" "$url/auth/openapi.json")
+check "the site serves /auth/openapi.json as cacheable application/json" \
+    "printf '%s' \"\$headers\" | grep -q '^HTTP/1.1 200' && printf '%s' \"\$headers\" | grep -qi '^Content-Type: application/json' &&
+     printf '%s' \"\$headers\" | grep -qi '^Cache-Control: .*max-age=[1-9]' && ! printf '%s' \"\$headers\" | grep -qi 'no-store' &&
+     cmp -s '$work/openapi.json' openapi/openapi.json"
+headers=$(curl -s -D - -o "$work/openapi-post.json" -X POST "$url/auth/openapi.json")
+check "/auth/openapi.json refuses POST with 405 in JSON, Allow: GET, HEAD" \
+    "printf '%s' \"\$headers\" | grep -q '^HTTP/1.1 405' && printf '%s' \"\$headers\" | grep -qi '^Allow: GET, HEAD' &&
+     grep -q method_not_allowed '$work/openapi-post.json'"
 token=$(curl -s "http://127.0.0.1:$dev_port/google/token?sub=install-user&email=install.user@gmail.com")
 answer=$(curl -s -X POST "$url/auth/signin-google" -H 'Content-Type: application/json' -d "{\"idToken\":\"$token\"}")
 check "sign-in through the installed site" "printf '%s' '$answer' | grep -q '\"created\":true'"
