@@ -7,8 +7,8 @@ DEV_PORT ?= 8081
 # SQLite is built from Debian's source package by scripts/sqlite-deps (docs/sqlite.md): curl
 # fetches it, gpgv and the keyring check unstable's index when the pin is gone, xz-utils and
 # patch unpack it, gcc and make build it.
-APT_PACKAGES := libssl-dev libcurl4-openssl-dev libsodium-dev pkg-config nginx fcgiwrap curl binutils python3 python3-venv \
-    gcc make patch xz-utils gpgv debian-archive-keyring
+APT_PACKAGES := libssl-dev libcurl4-openssl-dev libsodium-dev pkg-config nginx fcgiwrap curl binutils python3 \
+    gcc make patch xz-utils gpgv debian-archive-keyring python3-venv chromium chromium-driver
 # The servers the PostgreSQL tests start under a folder of their own (scripts/pg-stack): installed
 # without the cluster and the pgbouncer service Debian would otherwise create and start.
 PG_PACKAGES := postgresql pgbouncer
@@ -38,9 +38,11 @@ PREFIX ?= /usr/local
 SYSCONFDIR ?= /etc
 LOCALSTATEDIR ?= /var
 RUN_USER ?= www-data
+# The web kit (kits/web, docs/clients.md): what make install puts under share/frontdoor/kit.
+KIT_FILES := frontdoor.js signin.html signin.js signin.css typos.json lang/en.json lang/fr.json
 ENDPOINTS := signin-google signin-apple signin-email verify-email sign-out delete-account session account apple-notify google-risc signin-passkey passkey
 
-.PHONY: deps openapi-venv build release static-libstdcxx release-flags test test-postgres run stop clean bench install fuzz fuzz-seeds sanitize load crash symbol-order \
+.PHONY: deps build kit-venv openapi-venv release static-libstdcxx release-flags test test-postgres run stop clean bench install fuzz fuzz-seeds sanitize load crash symbol-order \
     wal-stress
 # Everything the tests' processes wrote, and the secrets the tests used: scanned after make test.
 LOG_DIR := $(VAR)/test-logs
@@ -78,21 +80,31 @@ deps:
 	fi
 	@scripts/sqlite-deps
 
-build: deps openapi-venv
+build: deps kit-venv openapi-venv
 	$(SWIFT) build --build-tests
 
-# The OpenAPI tests' Python (OpenAPIFuzzTests, OpenAPIDocsTests): schemathesis and
-# openapi-spec-validator at the exact versions of openapi/requirements.txt, in a venv of the
-# build's own, made by pip from PyPI when missing or when the pins change (as root or not). The
-# tests then need no network.
+# The browser tests' Python (KitBrowserTests): Debian's python3 in a venv under .build, with
+# tests/browser/requirements.txt's pinned packages from PyPI; remade when that file changes.
+KIT_VENV := $(CURDIR)/.build/kit-venv
+kit-venv: $(KIT_VENV)/installed
+$(KIT_VENV)/installed: tests/browser/requirements.txt
+	@rm -rf $(KIT_VENV) && mkdir -p $(CURDIR)/.build
+	/usr/bin/python3 -m venv $(KIT_VENV)
+	$(KIT_VENV)/bin/pip install --quiet --disable-pip-version-check --ignore-requires-python \
+	    -r tests/browser/requirements.txt
+	@touch $@
+
+# The API description's tests' Python (OpenAPIFuzzTests, OpenAPIDocsTests): Debian's python3 in a
+# venv under .build, with schemathesis, openapi-spec-validator and what they need at the exact
+# versions of openapi/requirements.txt, from PyPI (as root or not); remade when that file changes.
+# The tests then need no network.
 OPENAPI_VENV := $(CURDIR)/.build/openapi-venv
-openapi-venv:
-	@if ! cmp -s openapi/requirements.txt $(OPENAPI_VENV)/requirements.txt; then \
-	    echo "openapi-venv: installing openapi/requirements.txt into $(OPENAPI_VENV)"; \
-	    rm -rf $(OPENAPI_VENV) && python3 -m venv $(OPENAPI_VENV) && \
-	    $(OPENAPI_VENV)/bin/pip install -q --disable-pip-version-check --no-input -r openapi/requirements.txt && \
-	    cp openapi/requirements.txt $(OPENAPI_VENV)/requirements.txt; \
-	fi
+openapi-venv: $(OPENAPI_VENV)/installed
+$(OPENAPI_VENV)/installed: openapi/requirements.txt
+	@rm -rf $(OPENAPI_VENV) && mkdir -p $(CURDIR)/.build
+	/usr/bin/python3 -m venv $(OPENAPI_VENV)
+	$(OPENAPI_VENV)/bin/pip install --quiet --disable-pip-version-check -r openapi/requirements.txt
+	@touch $@
 
 release: deps static-libstdcxx
 	@# SwiftPM does not see the order file as an input: binaries older than it are removed, so relinked.
@@ -146,26 +158,31 @@ FILTER ?= $(POSTGRES_PASS)
 
 # Two passes: every suite on SQLite, then the endpoint suites on PostgreSQL (docs/testing.md). The
 # PostgreSQL and pgbouncer they meet (scripts/pg-stack) are started here and stopped on every exit;
-# their logs join the scanned record.
+# their logs join the scanned record. Every test reaches the checkout (its binaries, scripts and
+# fixtures) through a folder only root can enter, as a clone in root's home is: whatever the tests
+# run as another user must not need the checkout, wherever it was cloned (docs/testing.md).
 test: build release
 	@mkdir -p $(VAR) && rm -rf $(LOG_DIR) && mkdir -p $(LOG_DIR)
 	@start=$$(date +%s); \
-	pg=$$(mktemp -d /tmp/frontdoor-pg-XXXXXX); \
-	trap 'scripts/pg-stack stop "$$pg" >/dev/null 2>&1; rm -rf "$$pg"' EXIT; \
+	pg=$$(mktemp -d /tmp/frontdoor-pg-XXXXXX); private=$$(mktemp -d /tmp/frontdoor-private-XXXXXX); \
+	trap 'scripts/pg-stack stop "$$pg" >/dev/null 2>&1; rm -rf "$$pg" "$$private"' EXIT; \
+	real=$$(pwd -P); here=$$private/checkout; ln -s "$$real" "$$here"; \
 	FRONTDOOR_PG_FSYNC=off scripts/pg-stack start "$$pg" >/dev/null || exit 1; \
-	bin="$$($(SWIFT) build --show-bin-path)"; \
-	FRONTDOOR_BIN_DIR="$$bin" FRONTDOOR_ROOT="$(CURDIR)" FRONTDOOR_LOG_DIR=$(LOG_DIR) \
+	bin="$$($(SWIFT) build --show-bin-path)"; bin="$$here/$${bin#$$real/}"; \
+	release="$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"; release="$$here/$${release#$$real/}"; \
+	FRONTDOOR_BIN_DIR="$$bin" FRONTDOOR_ROOT="$$here" FRONTDOOR_LOG_DIR=$(LOG_DIR) \
 	    FRONTDOOR_PG_DIR="$$pg" $(SWIFT) test --skip-build 2>&1 | tee $(VAR)/test.log; status=$${PIPESTATUS[0]}; \
 	echo "make test: SQLite pass $$(( $$(date +%s) - start )) s"; pass=$$(date +%s); \
-	FRONTDOOR_TEST_STORE=postgres FRONTDOOR_BIN_DIR="$$bin" FRONTDOOR_ROOT="$(CURDIR)" FRONTDOOR_LOG_DIR=$(LOG_DIR) \
+	FRONTDOOR_TEST_STORE=postgres FRONTDOOR_BIN_DIR="$$bin" FRONTDOOR_ROOT="$$here" FRONTDOOR_LOG_DIR=$(LOG_DIR) \
 	    FRONTDOOR_PG_DIR="$$pg" $(SWIFT) test --skip-build --filter '$(POSTGRES_PASS)' \
 	    $(POSTGRES_PASS_SKIPS) 2>&1 | tee $(VAR)/test-postgres.log; \
 	[ $${PIPESTATUS[0]} = 0 ] || status=1; \
 	echo "make test: PostgreSQL pass $$(( $$(date +%s) - pass )) s"; \
 	cat "$$pg/postgres.log" "$$pg/pgbouncer.log" >>$(LOG_DIR)/stderr.log 2>/dev/null; \
 	scripts/check-logs $(LOG_DIR) || status=1; \
-	tests/release-test.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)" || status=1; \
-	tests/install-test.sh || status=1; \
+	tests/release-test.sh "$$release" || status=1; \
+	tests/sqlite-deps-test.sh || status=1; \
+	FRONTDOOR_RELEASE_BIN="$$release" "$$here/tests/install-test.sh" || status=1; \
 	echo "make test: $$(( $$(date +%s) - start )) s of tests"; exit $$status
 
 # make test's PostgreSQL pass alone (FILTER narrows it: make test-postgres FILTER=CrashSafetyTests).
@@ -235,7 +252,7 @@ install:
 	for p in $(ENDPOINTS); do install -m 0755 -o root -g root "$$bin/$$p" "$$d$(PREFIX)/libexec/frontdoor/$$p"; done; \
 	install -m 0755 -o root -g root "$$bin/frontdoor-check" "$$d$(PREFIX)/sbin/frontdoor-check"; \
 	install -m 0755 -o root -g root "$$bin/frontdoor-admin" "$$d$(PREFIX)/sbin/frontdoor-admin"; \
-	paths="s#/usr/local/libexec/frontdoor#$(PREFIX)/libexec/frontdoor#; s#/usr/local/share/frontdoor#$(PREFIX)/share/frontdoor#; s#/etc/frontdoor/#$(SYSCONFDIR)/frontdoor/#; s#/etc/nginx/#$(SYSCONFDIR)/nginx/#"; \
+	paths="s#/usr/local/libexec/frontdoor#$(PREFIX)/libexec/frontdoor#; s#/usr/local/share/frontdoor/#$(PREFIX)/share/frontdoor/#; s#/etc/frontdoor/#$(SYSCONFDIR)/frontdoor/#; s#/etc/nginx/#$(SYSCONFDIR)/nginx/#"; \
 	sed "$$paths" nginx/frontdoor.conf >"$$d$(SYSCONFDIR)/nginx/sites-available/frontdoor"; \
 	sed "$$paths" nginx/frontdoor-endpoints.conf >"$$d$(SYSCONFDIR)/nginx/snippets/frontdoor-endpoints.conf"; \
 	install -m 0644 nginx/fcgiwrap.conf "$$d$(SYSCONFDIR)/nginx/snippets/frontdoor-fcgiwrap.conf"; \
@@ -265,6 +282,13 @@ install:
 	    chown root:$(RUN_USER) "$$d$(SYSCONFDIR)/frontdoor/config.json"; chmod 0640 "$$d$(SYSCONFDIR)/frontdoor/config.json"; \
 	fi; \
 	install -d -m 0750 -o $(RUN_USER) -g $(RUN_USER) "$$d$(LOCALSTATEDIR)/lib/frontdoor"; \
+	kit="$$d$(PREFIX)/share/frontdoor/kit"; install -d -m 0755 -o root -g root "$$kit" "$$kit/lang"; \
+	for f in $(KIT_FILES); do install -m 0644 -o root -g root "kits/web/$$f" "$$kit/$$f"; done; \
+	kitconf="$$d$(SYSCONFDIR)/frontdoor/kit"; install -d -m 0755 -o root -g root "$$kitconf"; \
+	if ! out=$$("$$bin/frontdoor-check" --print-kit-files --config "$$d$(SYSCONFDIR)/frontdoor/config.json" --out "$$kitconf"); then \
+	    echo "install: the web kit's files name no provider: $$out" >&2; \
+	fi; \
+	sed -i "s#$$d$(SYSCONFDIR)/frontdoor/config.json#$(SYSCONFDIR)/frontdoor/config.json#" "$$kitconf/headers.conf"; \
 	wk="$$d$(SYSCONFDIR)/frontdoor/well-known"; install -d -m 0755 -o root -g root "$$wk"; \
 	if ! out=$$("$$bin/frontdoor-check" --print-association-files --config "$$d$(SYSCONFDIR)/frontdoor/config.json" --out "$$wk"); then \
 	    echo "install: the passkey association files were not written: $$out" >&2; \

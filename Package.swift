@@ -11,6 +11,14 @@ let sqliteArchive = Context.packageDirectory + "/.build/sqlite/current/lib/libsq
 
 let package = Package(
     name: "frontdoor",
+    // Only the client has Apple platforms to run on: async URLSession, passkeys (docs/clients.md).
+    platforms: [.iOS(.v16), .macOS(.v13)],
+    products: [
+        // What an iPhone app adds by the repository's URL: the client alone. Its target depends on
+        // nothing outside the toolchain and sets no unsafe flags, which SwiftPM refuses in a
+        // product a versioned dependency uses (Shared's linker flags are in no product).
+        .library(name: "FrontdoorClient", targets: ["FrontdoorClient"]),
+    ],
     targets: [
         // Headers from libssl-dev, and SQLite's from `make deps` (shim.h); no pkgConfig, whose
         // `-lcrypto` would bring the shared library back in beside the archive Shared links (below).
@@ -61,11 +69,16 @@ let package = Package(
         .executableTarget(name: "fuzz-cgi", dependencies: ["FuzzTargets"], path: "Fuzz/Sources/fuzz-cgi"),
         .executableTarget(name: "fuzz-cbor", dependencies: ["FuzzTargets"], path: "Fuzz/Sources/fuzz-cbor"),
         .executableTarget(name: "fuzz-events", dependencies: ["FuzzTargets"], path: "Fuzz/Sources/fuzz-events"),
+        // The iPhone app's client library (docs/clients.md): Foundation and URLSession only; its
+        // Apple-only files (Sources/FrontdoorClient/Apple) compile on Apple's platforms alone.
+        .target(name: "FrontdoorClient", swiftSettings: swiftSettings),
         // Tests only: a VFS that holds a checkpoint where the WAL-reset bug needs it (WALResetRaceTests).
         .target(name: "CSQLitePause"),
         .testTarget(
             name: "SharedTests", dependencies: ["Shared", "DevSupport", "FuzzTargets", "CSQLitePause"],
             swiftSettings: swiftSettings),
-        .testTarget(name: "EndpointTests", dependencies: ["Shared", "DevSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "EndpointTests", dependencies: ["Shared", "DevSupport", "FrontdoorClient"], swiftSettings: swiftSettings),
+        .testTarget(name: "FrontdoorClientTests", dependencies: ["FrontdoorClient", "Shared"], swiftSettings: swiftSettings),
     ]
 )

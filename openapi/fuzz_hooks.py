@@ -93,10 +93,12 @@ def post(path, body, token=None, expect=(200, 201)):
     return answer
 
 
-def google_token(email=None):
+def google_token(email=None, raw_nonce=None):
     query = {"sub": fresh("fuzz-google")}
     if email:
         query["email"] = email
+    if raw_nonce:
+        query["nonce"] = raw_nonce
     return provider("/google/token", **query).text
 
 
@@ -290,7 +292,8 @@ def before_call(context, case, kwargs):
     body = case.body
     try:
         if path == "/auth/signin-google" and isinstance(body, dict):
-            body["idToken"] = google_token(fresh("fuzz") + "@gmail.com" if rng.random() < 0.5 else None)
+            raw = body.get("rawNonce") if isinstance(body.get("rawNonce"), str) else None
+            body["idToken"] = google_token(fresh("fuzz") + "@gmail.com" if rng.random() < 0.5 else None, raw)
         elif path == "/auth/signin-apple" and isinstance(body, dict):
             raw = nonce()
             body["rawNonce"] = raw

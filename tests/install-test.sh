@@ -66,6 +66,18 @@ expect etc/frontdoor/secrets/app-proof 640 root:www-data
 expect etc/frontdoor/config.json 640 root:www-data
 expect var/lib/frontdoor 750 www-data:www-data
 expect etc/frontdoor/well-known 755 root:root
+# The web kit (issue 33): its files under share/, the page's configuration and headers under etc/.
+expect usr/local/share/frontdoor/kit 755 root:root
+expect usr/local/share/frontdoor/kit/lang 755 root:root
+for f in frontdoor.js signin.html signin.js signin.css typos.json lang/en.json lang/fr.json; do
+    expect "usr/local/share/frontdoor/kit/$f" 644 root:root
+done
+expect etc/frontdoor/kit 755 root:root
+expect etc/frontdoor/kit/config.json 644 root:root
+expect etc/frontdoor/kit/headers.conf 644 root:root
+check "the installed kit files are the repository's" "cmp -s kits/web/signin.html '$dest/usr/local/share/frontdoor/kit/signin.html'"
+check "the kit's headers name the installed config, not the staging folder" \
+    "grep -q 'from /etc/frontdoor/config.json:' '$dest/etc/frontdoor/kit/headers.conf' && ! grep -q '$dest' '$dest/etc/frontdoor/kit/headers.conf'"
 check "the example config (no passkeys) gets no association files" \
     "[ ! -e '$dest/etc/frontdoor/well-known/apple-app-site-association' ] && [ ! -e '$dest/etc/frontdoor/well-known/assetlinks.json' ]"
 check "the fcgiwrap drop-in runs several children" "grep -q -- '-c 4' '$dest/etc/systemd/system/fcgiwrap.service.d/frontdoor.conf'"
@@ -106,8 +118,15 @@ bin=$dest/usr/local/libexec/frontdoor
 state=$work/var
 mkdir -p "$state"
 chmod 0755 "$dest" "$work"
-release_bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
+# make test names the release build by a path through a folder only root can enter (as a clone in
+# root's home is), which SwiftPM's own answer would not: it resolves symbolic links.
+release_bin=${FRONTDOOR_RELEASE_BIN:-$(swift build -c release --static-swift-stdlib --show-bin-path)}
 dev=$release_bin/frontdoor-dev
+# The app's example route runs as the stack's user, who may not enter the checkout: a copy of it
+# sits in the stack's own folder, as an installed app's program would sit outside any checkout.
+mkdir -p "$work/app"
+install -m 0755 "$release_bin/frontdoor-whoami" "$work/app/frontdoor-whoami"
+chmod 0755 "$work/app"
 # Its own mail port too: a `make run` elsewhere on the box holds the default 8025.
 "$dev" config --database "$state/frontdoor.sqlite3" --provider "http://127.0.0.1:$dev_port" --smtp-port "$smtp_port" \
     --events-secret "$state/events-secret" --site "http://127.0.0.1:$port" >"$state/config.json"
@@ -133,7 +152,11 @@ echo $! >"$work/dev.pid"
 for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$dev_port/google/token?sub=probe" && break; sleep 0.05; done
 # The example route of the app (not installed) behind the installed protect snippet, with the
 # installed proof.
-if ! FRONTDOOR_NGINX_DIR="$dest/etc/nginx" FRONTDOOR_WHOAMI="$release_bin/frontdoor-whoami" FRONTDOOR_WELL_KNOWN="$wk" \
+check "make install wrote the page's configuration from that config: the stand-ins' scripts" \
+    "grep -q '/kit-standins/apple/1/en_US/appleid.auth.js' '$dest/etc/frontdoor/kit/config.json' &&
+     grep -q '\"passkeys\":true' '$dest/etc/frontdoor/kit/config.json'"
+if ! FRONTDOOR_NGINX_DIR="$dest/etc/nginx" FRONTDOOR_WHOAMI="$work/app/frontdoor-whoami" FRONTDOOR_WELL_KNOWN="$wk" \
+    FRONTDOOR_KIT_DIR="$dest/usr/local/share/frontdoor/kit" FRONTDOOR_KIT_CONFIG_DIR="$dest/etc/frontdoor/kit" \
     FRONTDOOR_OPENAPI="$dest/usr/local/share/frontdoor/openapi.json" \
     scripts/dev-stack start "$state" "$port" "$bin" "$state/config.json" 2>"$work/stack.err"; then
     bad "nginx with the installed files did not start"
@@ -157,6 +180,18 @@ headers=$(curl -s -D - -o "$work/openapi-post.json" -X POST "$url/auth/openapi.j
 check "/auth/openapi.json refuses POST with 405 in JSON, Allow: GET, HEAD" \
     "printf '%s' \"\$headers\" | grep -q '^HTTP/1.1 405' && printf '%s' \"\$headers\" | grep -qi '^Allow: GET, HEAD' &&
      grep -q method_not_allowed '$work/openapi-post.json'"
+# The installed site serves the web kit, with its CSP.
+for path in /auth/kit/signin.html /auth/kit/ /auth/kit/frontdoor.js /auth/kit/config.json /auth/kit/lang/fr.json; do
+    headers=$(curl -s -D - -o "$work/kit.out" "$url$path")
+    check "the site serves $path with the kit's CSP" \
+        "printf '%s' \"\$headers\" | grep -q '^HTTP/1.1 200' &&
+         printf '%s' \"\$headers\" | grep -qi \"^Content-Security-Policy: default-src 'none'; script-src 'self' \""
+done
+check "signin.html is text/html, frontdoor.js JavaScript" \
+    "curl -s -D - -o /dev/null '$url/auth/kit/signin.html' | grep -qi '^Content-Type: text/html' &&
+     curl -s -D - -o /dev/null '$url/auth/kit/frontdoor.js' | grep -qi '^Content-Type: text/javascript'"
+check "the page's configuration is the one make install wrote" \
+    "curl -s '$url/auth/kit/config.json' | cmp -s - '$dest/etc/frontdoor/kit/config.json'"
 token=$(curl -s "http://127.0.0.1:$dev_port/google/token?sub=install-user&email=install.user@gmail.com")
 answer=$(curl -s -X POST "$url/auth/signin-google" -H 'Content-Type: application/json' -d "{\"idToken\":\"$token\"}")
 check "sign-in through the installed site" "printf '%s' '$answer' | grep -q '\"created\":true'"

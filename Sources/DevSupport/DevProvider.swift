@@ -15,6 +15,8 @@ public enum DevProvider {
     public static let passkeyAndroidPackage = "dev.frontdoor.app"
     /// A made-up signing key's SHA-256: the development Android app's origin and assetlinks line.
     public static let passkeyAndroidKey = SHA256.hash(Array("frontdoor development Android signing key".utf8))
+    /// The development web's Services ID: the audience of the Apple stand-in's tokens (rule 21).
+    public static let appleServicesId = "com.example.frontdoor.web"
 
     static func devPhone() -> DevPhone {
         DevPhone(rpId: passkeyRpId, origins: [
@@ -33,7 +35,7 @@ public enum DevProvider {
         let apple = try FakeApple(keys: [try SigningKey.rsa(kid: "dev-apple-\(Clock.now())")], serve: false)
         let firebase = try FakeFirebase(
             firebaseKeys: [try SigningKey.rsa(kid: "dev-firebase-\(Clock.now())")], appleKeys: { apple.keys },
-            serve: false)
+            bundleIds: [FakeApple.bundleId, appleServicesId], serve: false)
         let sink = try SMTPSink(port: smtpPort) { message in
             FileIO.log("frontdoor-dev: mail to \(message.recipients.joined(separator: ", ")): code \(message.code ?? "-")")
         }
@@ -44,6 +46,9 @@ public enum DevProvider {
             if let answer = apple.respond(to: request) ?? firebase.respond(to: request) { return answer }
             if let answer = receiver?.respond(to: request) { return answer }
             if path.hasPrefix("/phone/") { return .respond(phoneAnswer(phone, path: path, query: query, body: request.body)) }
+            if path.hasPrefix(KitStandIns.prefix) {
+                return .respond(KitStandIns.answer(path: path, query: query, origin: google.server.baseURL, apple: apple, google: google))
+            }
             switch path {
             case "/mail/code":
                 // The code of the latest mail alone, for scripts (make run's passkey tour).
@@ -103,6 +108,8 @@ public enum DevProvider {
                 let verified: JSONValue = query["email_verified"] == "false" ? false : true
                 var overrides: [(String, JSONValue)] = []
                 if let hd = query["hd"] { overrides.append(("hd", .string(hd))) }
+                // As Apple's page: the raw nonce in, its lowercase hex SHA-256 as the claim.
+                if let nonce = query["nonce"] { overrides.append(("nonce", .string(Hex.encode(SHA256.hash(Array(nonce.utf8)))))) }
                 guard let token = try? google.token(sub: sub, email: query["email"], emailVerified: verified, overrides: overrides)
                 else { return .respond(.json(#"{"error":"minting failed"}"#, status: 500)) }
                 return .respond(LoopbackHTTPServer.Response(status: 200, headers: [("Content-Type", "text/plain")], body: Array(token.utf8)))
@@ -164,7 +171,14 @@ public enum DevProvider {
             ])])),
             ("iosAppIds", .array([.string(passkeyIOSAppId)])),
         ]
-        if let siteURL { passkeys.append(("siteUrl", .string(siteURL))) }
+        if let siteURL {
+            passkeys.append(("siteUrl", .string(siteURL)))
+            // The web kit's page as a browser opens it: on localhost, a secure context whose
+            // origin fits the RP ID (127.0.0.1 would not).
+            if let port = siteURL.split(separator: ":").last.flatMap({ Int($0) }) {
+                passkeys.append(("webOrigins", .array([.string("http://localhost:\(port)")])))
+            }
+        }
         members.append(("passkeys", .object(passkeys)))
         if let eventsSecretFile {
             _ = try DevEventsSecret.ensure(eventsSecretFile)
@@ -186,7 +200,8 @@ public enum DevProvider {
             // The provider answers the absolute-form request a proxy is sent, as the proxy would
             // pass it on: apple-notify then checks notifications as a relay-mode box does.
             ("apple", .object([
-                ("bundleIds", .array([.string(FakeApple.bundleId)])), ("mode", "relay"),
+                ("bundleIds", .array([.string(FakeApple.bundleId)])), ("servicesIds", .array([.string(appleServicesId)])),
+                ("mode", "relay"),
                 ("keysUrl", .string(providerURL + FakeApple.keysPath + keysQuery)), ("keysProxy", .string(providerURL)),
             ])),
             ("firebase", .object([
@@ -196,12 +211,23 @@ public enum DevProvider {
                 ("certsUrl", .string(providerURL + FakeFirebase.certsPath + keysQuery)),
             ])),
             ("mail", .object([("smtpUrl", .string("smtp://127.0.0.1:\(smtpPort)")), ("from", "frontdoor-dev@localhost")])),
+            // The web kit's page loads the development provider's stand-ins for Apple's and Google's scripts.
+            ("kit", .object([
+                ("appleScriptUrl", .string(providerURL + KitStandIns.appleScriptPath)),
+                ("googleScriptUrl", .string(providerURL + KitStandIns.googleScriptPath)),
+            ])),
         ]
     }
 
     public static func usage(port: String, providerURL: String, smtpPort: Int = smtpPort) -> String {
         """
         frontdoor is running on http://127.0.0.1:\(port) (development provider on \(providerURL)).
+
+        The sign-in page (the web kit, with the provider's stand-ins for Apple's and Google's
+        scripts; open it as localhost, where passkeys work):
+
+          http://localhost:\(port)/auth/kit/signin.html
+
         Sign in with a development Google token:
 
           TOKEN=$(curl -s '\(providerURL)/google/token?sub=dev-user-1&email=dev.user@gmail.com')

@@ -164,6 +164,9 @@ public final class FakeFirebase: @unchecked Sendable {
     public func setRecentSignInWindow(_ seconds: Int64?) { state.withLock { $0.recentSignInWindow = seconds } }
     public func setDeletedUserRefresh(_ answer: DeletedUserRefresh) { state.withLock { $0.deletedUserRefresh = answer } }
     public func setLinkByEmail(_ link: Bool) { state.withLock { $0.linkByEmail = link } }
+    /// The Apple token audiences the project accepts: its iOS apps' bundle ids and the Apple
+    /// provider's Services ID (the console's setting a web sign-in needs).
+    public func setAppleAudiences(_ audiences: [String]) { state.withLock { $0.bundleIds = audiences } }
     public func setAdminFailure(status: Int, message: String) {
         state.withLock { $0.adminFailure = (status, message) }
     }

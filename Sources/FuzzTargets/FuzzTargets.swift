@@ -34,7 +34,7 @@ public enum FuzzTargets {
     /// the fuzzer reaches them without forging).
     public static func jws(_ input: [UInt8]) {
         let token = String(decoding: input, as: UTF8.self)
-        _ = try? AppleToken.precheck(token, rawNonce: "fuzz", bundleIds: ["com.example.frontdoor"], now: now)
+        _ = try? AppleToken.precheck(token, rawNonce: "fuzz", audiences: ["com.example.frontdoor"], now: now)
         // delete-account reads a fresh Apple token's subject before anything verifies it.
         _ = try? FreshAppleAuthorization.parse(
             .object([

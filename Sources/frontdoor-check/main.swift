@@ -12,6 +12,7 @@ let usage = """
            frontdoor-check --forget-relay-users [--config PATH]
            frontdoor-check --deliver [--retry-now] [--config PATH]
            frontdoor-check --print-association-files [--out DIR] [--config PATH]
+           frontdoor-check --print-kit-files [--out DIR] [--config PATH]
     The config is PATH, else $AUTH_CONFIG, else /etc/frontdoor/config.json.
     --nginx is nginx's configuration folder (default /etc/nginx): with snippets/frontdoor-protect.conf
     installed, some file there must define its internal session-check location, the snippet must
@@ -33,6 +34,11 @@ let usage = """
     passkeys.androidApps); with --out it writes them into DIR instead (make install does, for
     nginx) and removes one the config no longer gives. The self-check fetches the live files
     from passkeys.siteUrl and names where they differ from the config.
+    --print-kit-files prints what nginx serves beside the web kit (/auth/kit/): config.json, the
+    sign-in page's configuration from the config's provider and kit sections (public ids and
+    script URLs only), and headers.conf, the kit's headers with its Content-Security-Policy; with
+    --out it writes them into DIR (make install does). A config that does not load still gets
+    both files, without providers or passkeys, and the exit status 1.
     Exit status: 0 when every check passed, 1 when one failed, 2 for a usage error.
     """
 
@@ -73,8 +79,11 @@ let forgetRelayUsers = arguments.flag("--forget-relay-users")
 let deliver = arguments.flag("--deliver")
 let retryNow = arguments.flag("--retry-now")
 let printAssociationFiles = arguments.flag("--print-association-files")
+let printKitFiles = arguments.flag("--print-kit-files")
 let associationDirectory = arguments.take("--out")
-guard arguments.rest.isEmpty, associationDirectory == nil || printAssociationFiles else {
+guard arguments.rest.isEmpty, associationDirectory == nil || printAssociationFiles || printKitFiles,
+    !(printAssociationFiles && printKitFiles)
+else {
     print(usage)
     exit(2)
 }
@@ -107,6 +116,29 @@ if printAssociationFiles {
         print("✗ association files: \(error)")
     }
     exit(1)
+}
+
+if printKitFiles {
+    var config: Config? = nil
+    var status: Int32 = 0
+    do {
+        config = try Config.load(environment: ["AUTH_CONFIG": configPath])
+    } catch {
+        // The page and nginx still get their files (strict, no provider), so nginx starts.
+        print("✗ config \(configPath): \(error): the kit's files name no provider")
+        status = 1
+    }
+    do {
+        if let directory = associationDirectory {
+            for line in try KitFilesCommand.write(config, source: configPath, to: directory) { print("✓ " + line) }
+        } else if let config {
+            print(KitFilesCommand.text(config, source: configPath), terminator: "")
+        }
+    } catch {
+        print("✗ kit files: \(error.detail ?? error.message)")
+        status = 1
+    }
+    exit(status)
 }
 
 if prune {

@@ -186,6 +186,34 @@ import Testing
             .compactMap { $0.text(0) } == ["apple"])
     }
 
+    /// One rule for "the last way in" (`WaysIn`, as DESIGN's `unlink` states it): a password counts
+    /// only with a proven email. An Apple account whose password stands beside an address that is
+    /// not proven (as a row from before the rules may) keeps its Apple identity; proven, it may go.
+    @Test func unlinkCountsAPasswordOnlyWithAProvenEmail() throws {
+        let w = try AppleWorld()
+        let h = w.h
+        let email = "apple.and.password@example.org"
+        let apple = try w.signInNew(sub: "apple-ways", email: email)
+        let accountId = try #require(apple.body["accountId"]?.stringValue)
+        let reset = try h.verify([("action", "reset_request"), ("email", .string(email))])
+        let code = try #require(h.smtp.lastCode(to: email))
+        let password = "a long enough password 2"
+        TestLogs.register(password)
+        let set = try h.verify([
+            ("action", "reset_confirm"), ("ticket", reset.body["ticket"] ?? .null), ("code", .string(code)),
+            ("password", .string(password)),
+        ])
+        #expect(set.status == 200, "\(set.rawBody)")
+        try h.database().run("UPDATE accounts SET email_verified = 0 WHERE id = ?", [.text(accountId)])
+        let refused = try h.admin(["unlink", accountId, "apple"])
+        #expect(refused.status == 69, "\(refused.stdout) \(refused.stderr)")
+        #expect(try h.count("identities") == 1)
+        try h.database().run("UPDATE accounts SET email_verified = 1 WHERE id = ?", [.text(accountId)])
+        let unlinked = try h.admin(["unlink", accountId, "apple"])
+        #expect(unlinked.status == 0, "\(unlinked.stdout) \(unlinked.stderr)")
+        #expect(unlinked.json["providers"] == .array(["password"]))
+    }
+
     @Test func statsCountsWhatTheStoreHolds() throws {
         let h = try Harness()
         let a = try h.signedIn("g-stats-a", email: "stats.a@gmail.com")

@@ -25,6 +25,22 @@ import Testing
         #expect(w.apple.keyFetches == 1)
     }
 
+    /// Rule 21: in direct mode too, `apple.servicesIds` are accepted audiences beside the apps'.
+    @Test func aTokenForAListedServicesIdSignsIn() throws {
+        let w = try world()
+        let nonce = AppleWorld.nonce()
+        let token = try w.apple.token(sub: "apple-dweb", rawNonce: nonce, audience: AppleWorld.servicesId)
+        let refused = try w.signIn(token, nonce: nonce)
+        #expect(refused.status == 401 && refused.errorCode == "invalid_token")
+        try w.writeConfig([("firebase", nil), w.appleSection(servicesIds: [AppleWorld.servicesId])])
+        let answer = try w.signIn(token, nonce: nonce)
+        #expect(answer.status == 200, "\(answer.rawBody) \(answer.stderr)")
+        let other = AppleWorld.nonce()
+        let unlisted = try w.signIn(
+            try w.apple.token(sub: "apple-dweb", rawNonce: other, audience: "com.example.someone.else"), nonce: other)
+        #expect(unlisted.status == 401 && unlisted.errorCode == "invalid_token")
+    }
+
     @Test func forgedTokensAreRefused() throws {
         let w = try world()
         let impostor = try SigningKey.rsa(kid: "apple-1")

@@ -8,16 +8,39 @@ import Testing
 /// Issue 23: Apple's keys in relay mode (the box may have no IPv4, Apple's key host has no IPv6),
 /// the relay address's mail, and the echo of our own revocation.
 @Suite struct AppleNotifyRelayTests {
-    /// Through `apple.keysProxy`: the keys come by the proxy, never directly.
-    @Test func relayModeFetchesAppleKeysThroughTheProxy() throws {
-        let proxy = try FakeHTTPProxy()
-        let p = try ProviderEventsWorld(mode: "relay", apple: [("keysProxy", .string(proxy.url))])
-        let me = try p.appleSignedIn("apple-proxy-1")
+    /// A relay-mode box that reaches Apple's keys fetches them directly (relay mode is also chosen
+    /// to keep Apple's team key off a box with IPv4), even with `apple.keysProxy` set; the third
+    /// review found every notification answered 503 there without a proxy.
+    @Test func relayModeFetchesAppleKeysDirectlyWhenTheBoxReachesThem() throws {
+        let p = try ProviderEventsWorld(mode: "relay")
+        let me = try p.appleSignedIn("apple-direct-1")
         #expect(p.apple.keyFetches == 0, "a relay sign-in asks Firebase, not Apple")
-        let answer = try p.notify(try p.apple.notificationToken(type: "consent-revoked", sub: "apple-proxy-1"))
+        let answer = try p.notify(try p.apple.notificationToken(type: "consent-revoked", sub: "apple-direct-1"))
         #expect(answer.status == 200, "\(answer.rawBody) \(answer.stderr)")
         #expect(try p.sessions(of: me.accountId) == 0)
-        #expect(proxy.targets == ["GET \(p.apple.keysURL)"], "\(proxy.targets)")
+        #expect(p.apple.keyFetches == 1)
+        // With a proxy as well: directly first, the proxy never asked.
+        let proxy = try FakeHTTPProxy()
+        try p.writeConfig(apple: [("keysProxy", .string(proxy.url))])
+        try p.h.database().run("DELETE FROM key_sets")
+        #expect(try p.notify(try p.apple.notificationToken(type: "consent-revoked", sub: "apple-direct-1")).status == 200)
+        #expect(p.apple.keyFetches == 2)
+        #expect(proxy.targets.isEmpty, "\(proxy.targets)")
+    }
+
+    /// A box that cannot reach Apple (its keys' host has no IPv6 address) goes through
+    /// `apple.keysProxy`; once cached, the copy serves while the proxy is down.
+    @Test func relayModeFetchesAppleKeysThroughTheProxyWhenTheBoxCannotReachThem() throws {
+        let proxy = try FakeHTTPProxy()
+        let p = try ProviderEventsWorld(mode: "relay")
+        let route = try p.appleOutOfReach(through: proxy)
+        try p.writeConfig(apple: route)
+        let me = try p.appleSignedIn("apple-proxy-1")
+        let answer = try p.notify(try p.apple.notificationToken(type: "consent-revoked", sub: "apple-proxy-1"))
+        #expect(answer.status == 200, "\(answer.rawBody) \(answer.stderr)")
+        #expect(answer.stderr.contains("keys=proxy"), "\(answer.stderr)")
+        #expect(try p.sessions(of: me.accountId) == 0)
+        #expect(proxy.targets == ["GET \(route[0].1.stringValue ?? "")"], "\(proxy.targets)")
         #expect(p.apple.keyFetches == 1)
         // The proxy down and the keys cached: the cache serves, nothing more is fetched.
         proxy.setDown(true)
@@ -25,26 +48,29 @@ import Testing
         #expect(p.apple.keyFetches == 1)
     }
 
-    /// No proxy and no fresh copy of the keys: 503 (Apple retries), and nothing acted on. With a
-    /// fresh copy (from an earlier proxy, say) the notification is checked against it.
+    /// Neither directly nor by a proxy, and no copy of the keys: 503 (Apple retries), and nothing
+    /// acted on. With a copy (from an earlier proxy, say) the notification is checked against it.
     @Test func relayModeWithoutAWayToAppleAnswers503AndActsOnNothing() throws {
         let p = try ProviderEventsWorld(mode: "relay")
+        let cutOff = try p.appleOutOfReach()
+        try p.writeConfig(apple: cutOff)
         let me = try p.appleSignedIn("apple-cut-off-1")
         let token = try p.apple.notificationToken(type: "consent-revoked", sub: "apple-cut-off-1")
         let before = try p.snapshot()
         let answer = try p.notify(token)
         #expect(answer.status == 503, "\(answer.rawBody)")
         #expect(answer.errorCode == "upstream_unavailable")
-        #expect(answer.stderr.contains("keys=unreachable"))
-        #expect(p.apple.keyFetches == 0, "nothing is fetched directly in relay mode")
+        #expect(answer.stderr.contains("keys=unreachable: directly"), "\(answer.stderr)")
+        #expect(p.apple.keyFetches == 0)
         #expect(try p.snapshot() == before)
         #expect(try p.sessions(of: me.accountId) == 1)
 
-        // A copy of the keys that is still fresh (as a proxy left it).
+        // A copy of the keys (as a proxy left it).
         let proxy = try FakeHTTPProxy()
-        try p.writeConfig(apple: [("keysProxy", .string(proxy.url))])
+        proxy.reach(String((cutOff[0].1.stringValue ?? "").dropLast(FakeApple.keysPath.count)), at: p.apple.server?.baseURL ?? "")
+        try p.writeConfig(apple: [cutOff[0], ("keysProxy", .string(proxy.url))])
         #expect(try p.notify(try p.apple.notificationToken(type: "account-renamed", sub: "apple-cut-off-1")).status == 200)
-        try p.writeConfig()
+        try p.writeConfig(apple: cutOff)
         #expect(try p.notify(token).status == 200)
         #expect(try p.sessions(of: me.accountId) == 0)
         // A kid the copy lacks cannot be checked from here: 503, not a refusal.
@@ -52,7 +78,7 @@ import Testing
         p.apple.setKeys(p.apple.keys + [next])
         let rotated = try p.notify(try p.apple.notificationToken(type: "consent-revoked", sub: "apple-cut-off-1", key: next))
         #expect(rotated.status == 503)
-        // Once the copy expires: 503 again.
+        // Once the copy is past its grace: 503 again.
         try p.h.database().run("UPDATE key_sets SET expires_at = 0")
         #expect(try p.notify(try p.apple.notificationToken(type: "consent-revoked", sub: "apple-cut-off-1")).status == 503)
         #expect(p.apple.keyFetches == 1)

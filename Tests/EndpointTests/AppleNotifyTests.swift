@@ -95,9 +95,56 @@ import Testing
         // A later Apple sign-in of that sub is someone new at Apple's word: a new account.
         #expect(try p.appleSignedIn("apple-del-2").accountId != me.accountId)
     }
+
+    /// The third review's first finding: a passkey is a way in, as `unlink` counts it. An account
+    /// whose only identity is Apple's but which has a passkey keeps the account: the Apple
+    /// identity goes, the sessions from before end, no `account.deleted`, no ledger line, and the
+    /// passkey still signs in.
+    @Test(arguments: ["account-delete", "account-deleted"])
+    func deletionOfAnAccountWithAPasskeyUnlinksApple(_ spelling: String) throws {
+        let p = try ProviderEventsWorld(config: [PasskeyWorld.section])
+        let me = try p.appleSignedIn("apple-del-3", email: "keyed@privaterelay.appleid.com")
+        let keys = PasskeyWorld(on: p.h)
+        let phone = try SoftwareAuthenticator()
+        let (_, handle) = try keys.register(phone, for: PasskeyWorld.Person(accountId: me.accountId, session: me.token))
+        try p.h.age(me.sessionId, by: 120)
+        let answer = try p.notify(try p.apple.notificationToken(
+            type: spelling, sub: "apple-del-3", eventTime: .number(Double(Clock.now() - 60) * 1000)))
+        #expect(answer.status == 200, "\(answer.stderr)")
+        #expect(try p.h.holds(me.accountId), "the passkey is another way in")
+        #expect(try p.h.count("identities") == 0)
+        #expect(try p.h.check(me.bearer).status == 401, "the session from before the event ended")
+        #expect(try p.accountEvents(me.accountId).contains("account.deleted") == false)
+        #expect(p.h.ledgerLines.isEmpty)
+        #expect(try p.h.count("deletion_audit") == 0)
+        let back = try keys.signInWith(phone, userHandle: handle)
+        #expect(back.status == 200 && back.body["accountId"] == .string(me.accountId), "\(back.rawBody)")
+        #expect(back.body["providers"] == .array(["passkey"]))
+    }
 }
 
 extension AppleNotifyTests {
+    /// The third review's sixth finding, for Apple: a notification without `exp` had no age limit.
+    /// One whose `iat` is older than an event's record is kept is refused (400 `invalid_token`)
+    /// and changes nothing.
+    @Test func aNotificationOlderThanItsRecordIsKeptIsRefused() throws {
+        let p = try ProviderEventsWorld()
+        let me = try p.appleSignedIn("apple-stale-1")
+        let before = try p.snapshot()
+        let old = Clock.now() - ProviderEventStore.maxEventAgeSeconds - 60
+        let stale = try p.notify(try p.apple.notificationToken(
+            type: "consent-revoked", sub: "apple-stale-1", eventTime: .number(Double(old)), now: old, expires: false))
+        #expect(stale.status == 400 && stale.errorCode == "invalid_token", "\(stale.rawBody)")
+        #expect(stale.stderr.contains("older than an event's record is kept"), "\(stale.stderr)")
+        #expect(try p.snapshot() == before)
+        #expect(try p.h.check(me.bearer).status == 200)
+        let young = Clock.now() - ProviderEventStore.maxEventAgeSeconds + 600
+        #expect(try p.notify(try p.apple.notificationToken(
+            type: "consent-revoked", sub: "apple-stale-1", eventTime: .number(Double(young)), jti: "jti-young",
+            now: young, expires: false)).status == 200)
+        #expect(try p.outcome("apple", "jti-young") == "applied", "taken (the session is newer than the event)")
+    }
+
     /// Everything that is not Apple's notification gets 400 `invalid_token` and changes nothing:
     /// the key cache aside, no table has a row more.
     @Test func refusalsChangeNothing() throws {

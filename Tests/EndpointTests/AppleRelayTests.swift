@@ -95,6 +95,40 @@ import Testing
         #expect(answer.status == 200, "\(answer.rawBody) \(answer.stderr)")
     }
 
+    /// Rule 21: Apple's web script signs for the Services ID. Listed in `apple.servicesIds` (and,
+    /// in relay mode, in Firebase's Apple provider), its tokens sign in; not listed, they are
+    /// refused before anything is spent or sent.
+    @Test func aTokenForAListedServicesIdSignsInThroughTheRelay() throws {
+        let w = try AppleWorld()
+        w.firebase.setAppleAudiences([FakeApple.bundleId, AppleWorld.servicesId])
+        let nonce = AppleWorld.nonce()
+        let token = try w.apple.token(sub: "apple-web-1", rawNonce: nonce, audience: AppleWorld.servicesId)
+        let refused = try w.signIn(token, nonce: nonce)
+        #expect(refused.status == 401 && refused.errorCode == "invalid_token", "\(refused.rawBody)")
+        #expect(w.firebase.requests.isEmpty)
+        #expect(try w.count(.nonce) == 0)
+        try w.writeConfig([w.appleSection(servicesIds: [AppleWorld.servicesId])])
+        let answer = try w.signIn(token, nonce: nonce)
+        #expect(answer.status == 200, "\(answer.rawBody) \(answer.stderr)")
+        #expect(answer.body["providers"] == .array(["apple"]))
+        // The same Apple account from the iPhone app (its bundle id) is the same person.
+        let app = try w.signInNew(sub: "apple-web-1")
+        #expect(app.body["accountId"] == answer.body["accountId"])
+    }
+
+    /// What docs/apple.md warns of: a Services ID the Firebase project's Apple provider does not
+    /// list is refused by Firebase, whatever our config says.
+    @Test func aServicesIdFirebaseDoesNotListIsRefusedThere() throws {
+        let w = try AppleWorld()
+        try w.writeConfig([w.appleSection(servicesIds: [AppleWorld.servicesId])])
+        let nonce = AppleWorld.nonce()
+        let token = try w.apple.token(sub: "apple-web-2", rawNonce: nonce, audience: AppleWorld.servicesId)
+        let answer = try w.signIn(token, nonce: nonce)
+        #expect(answer.status != 200, "\(answer.rawBody)")
+        #expect(w.firebase.requests.contains { $0.path.hasSuffix("accounts:signInWithIdp") })
+        #expect(try w.count("accounts") == 0)
+    }
+
     @Test func replayedNonceIsRefused() throws {
         let w = try AppleWorld()
         let nonce = AppleWorld.nonce()

@@ -50,6 +50,18 @@ final class AppleWorld: @unchecked Sendable {
         ]
     }
 
+    /// The web's Services ID the tests' Sign in with Apple JS would sign for (rule 21).
+    static let servicesId = "com.example.frontdoor.web"
+
+    /// The config's apple section with `servicesIds` added (the key `apple.servicesIds`).
+    func appleSection(servicesIds: [String]) -> (String, JSONValue) {
+        ("apple", .object([
+            ("bundleIds", .array([.string(FakeApple.bundleId), "com.example.frontdoor.second"])),
+            ("servicesIds", .array(servicesIds.map { .string($0) })),
+            ("mode", .string(mode)), ("keysUrl", .string(apple.keysURL)),
+        ]))
+    }
+
     func writeConfig(_ extra: [(String, JSONValue)] = [], apiKey: String = FakeFirebase.apiKey) throws {
         try h.writeConfig(configMembers(apiKey: apiKey) + extra)
     }

@@ -95,11 +95,12 @@ import Testing
         let h = try Harness()
         let made = try h.register("reset.off@example.org", "the old password")
         let accountId = try #require(made.body["accountId"]?.stringValue)
-        #expect(try h.admin(["disable", accountId]).status == 0)
+        // Asked before the disable: a disabled account is mailed no code.
         let asked = try h.verify([("action", "reset_request"), ("email", "reset.off@example.org")])
         #expect(asked.status == 200, "a reset request answers alike for every address")
         let ticket = try #require(asked.body["ticket"]?.stringValue)
         let code = try #require(h.smtp.lastCode(to: "reset.off@example.org"))
+        #expect(try h.admin(["disable", accountId]).status == 0)
         let before = try Self.rows(h)
         Self.expectDisabled(try h.verify([
             ("action", "reset_confirm"), ("ticket", .string(ticket)), ("code", .string(code)),
@@ -110,5 +111,37 @@ import Testing
         Self.expectDisabled(try h.login("reset.off@example.org", "the old password"), "old password")
         #expect(try h.admin(["enable", accountId]).status == 0)
         #expect(try h.login("reset.off@example.org", "the old password").status == 200)
+    }
+
+    /// The third review: a disabled account was still mailed reset codes and join codes, which
+    /// could only end in 403. Now nothing is mailed to it, and every answer is as for an account
+    /// that is not disabled (a reset's code is spoilt, a join's code stored, as for an address a
+    /// provider stopped).
+    @Test func aDisabledAccountIsMailedNoCodeWithTheSameAnswers() throws {
+        let h = try Harness()
+        var accounts: [String: String] = [:]
+        var tickets: [String: String] = [:]
+        for name in ["mail.off", "mail.on"] {
+            let email = "\(name)@example.org"
+            let made = try h.register(email, "a password for \(name)")
+            accounts[name] = try #require(made.body["accountId"]?.stringValue)
+            // A Google address Google does not speak for asks to join the typed account by code.
+            let proof = try h.signInGoogle(try h.google.token(sub: "g-\(name)", email: email))
+            tickets[name] = try #require(proof.body["ticket"]?.stringValue, "\(proof.rawBody)")
+        }
+        #expect(try h.admin(["disable", accounts["mail.off"] ?? ""]).status == 0)
+
+        let normalReset = try h.verify([("action", "reset_request"), ("email", "mail.on@example.org")])
+        #expect(h.smtp.lastCode(to: "mail.on@example.org") != nil)
+        let normalSent = try h.verify([("action", "send_code"), ("ticket", .string(tickets["mail.on"] ?? ""))])
+        #expect(normalSent.status == 200, "\(normalSent.rawBody)")
+        let mails = h.smtp.messages.count
+        let codes = try h.count("email_codes")
+        let reset = try h.verify([("action", "reset_request"), ("email", "mail.off@example.org")])
+        let sent = try h.verify([("action", "send_code"), ("ticket", .string(tickets["mail.off"] ?? ""))])
+        #expect(h.smtp.messages.count == mails, "no mail to a disabled account")
+        #expect(AppleNotifyRelayTests.same(reset, normalReset), "\(reset.rawBody) vs \(normalReset.rawBody)")
+        #expect(AppleNotifyRelayTests.same(sent, normalSent), "\(sent.rawBody) vs \(normalSent.rawBody)")
+        #expect(try h.count("email_codes") == codes + 2, "both codes kept as for anyone (the reset's spoilt)")
     }
 }

@@ -208,6 +208,56 @@ import Testing
         #expect(p.h.ledgerLines.count == 1)
     }
 
+    /// The third review's first finding: a passkey is a way in. `account-purged` of an account
+    /// whose only identity is Google's but which has a passkey removes the Google identity and
+    /// ends the sessions from before; the account, its passkey and the app's data stay.
+    @Test func accountPurgedOfAnAccountWithAPasskeyUnlinksGoogle() throws {
+        let p = try ProviderEventsWorld(config: [PasskeyWorld.section])
+        let keys = PasskeyWorld(on: p.h)
+        let me = try keys.person("g-purged-3")
+        let phone = try SoftwareAuthenticator()
+        let (_, handle) = try keys.register(phone, for: me)
+        #expect(try p.risc(try p.google.securityEvent([FakeGoogle.riscEvent("account-purged", sub: "g-purged-3")])).status
+            == 202)
+        #expect(try p.h.holds(me.accountId), "the passkey is another way in")
+        #expect(try p.h.count("identities") == 0)
+        #expect(try p.h.check(me.bearer).status == 401)
+        #expect(try p.accountEvents(me.accountId).contains("account.deleted") == false)
+        #expect(p.h.ledgerLines.isEmpty)
+        let back = try keys.signInWith(phone, userHandle: handle)
+        #expect(back.status == 200 && back.body["accountId"] == .string(me.accountId), "\(back.rawBody)")
+        #expect(back.body["providers"] == .array(["passkey"]))
+    }
+
+    /// The third review's sixth finding: SETs do not expire, so a captured `account-disabled`
+    /// replayed after its record (`jti`) was pruned blocked the person again. A SET whose `iat` is
+    /// older than a record is kept for is refused as RFC 8935 refuses a SET (400 `invalid_request`)
+    /// and changes nothing; one still young enough is taken, and its record outlives the moment it
+    /// would turn too old.
+    @Test func aSETOlderThanItsRecordIsKeptIsRefused() throws {
+        let p = try ProviderEventsWorld()
+        let me = try p.h.signedIn("g-stale-1", email: "stale.one@gmail.com")
+        let before = try p.snapshot()
+        let old = Clock.now() - ProviderEventStore.maxEventAgeSeconds - 60
+        let stale = try p.risc(try p.google.securityEvent(
+            [FakeGoogle.riscEvent("account-disabled", sub: "g-stale-1", reason: "hijacking")], now: old))
+        #expect(stale.status == 400, "\(stale.rawBody)")
+        #expect(stale.body["err"] == "invalid_request")
+        #expect(stale.body["description"] == "The SET is older than this receiver accepts.")
+        #expect(try p.snapshot() == before)
+        #expect(try p.h.check(me.bearer).status == 200)
+        #expect(try p.h.signInGoogle(try p.google.token(sub: "g-stale-1", email: "stale.one@gmail.com")).status == 200)
+
+        let young = Clock.now() - ProviderEventStore.maxEventAgeSeconds + 600
+        #expect(try p.risc(try p.google.securityEvent(
+            [FakeGoogle.riscEvent("sessions-revoked", sub: "g-stale-1")], jti: "jti-young", now: young)).status == 202)
+        let expires = try p.h.database().query(
+            "SELECT expires_at FROM ephemeral WHERE kind = ? AND key = ?",
+            [.integer(Ephemeral.Kind.providerEvent.rawValue), .blob(ProviderEventStore.key(.google, jti: "jti-young"))]
+        ).first?.int(0) ?? 0
+        #expect(expires > young + ProviderEventStore.maxEventAgeSeconds + 60, "kept while it could be taken again")
+    }
+
     /// Type confusion (RFC 8417's "Distinguishing SETs from ID Tokens"): a SET sent to
     /// `signin-google` is refused (it has no `exp`); a Google ID token to `google-risc` too (no `events`).
     @Test func aSETIsNoIDTokenAndTheReverse() throws {

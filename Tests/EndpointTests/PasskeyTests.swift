@@ -78,6 +78,8 @@ import Testing
         #expect(taken.last == "account.linked \(ada.accountId) [google,passkey] passkey", "\(taken)")
     }
 
+    /// Every spoiled response is refused and changes nothing but its ceremony, which is spent (the
+    /// third review: a failed finish left its challenge usable for the rest of its 5 minutes).
     @Test func everySpoiledRegistrationIsRefusedWithNothingChanged() throws {
         let w = try PasskeyWorld()
         let ada = try w.person("ada-spoil")
@@ -99,6 +101,7 @@ import Testing
         spoil("attestation format") { $0.format = "packed" }
         spoil("attested id") { $0.attestedCredentialId = [UInt8](repeating: 9, count: 16) }
         spoil("trailing bytes", 400) { $0.trailingBytes = [0] }
+        _ = try w.registerBegin(ada)  // the account's user handle is made at its first begin
         for (name, s, status) in spoils {
             let before = try w.snapshot()
             let begun = try w.registerBegin(ada)
@@ -108,8 +111,12 @@ import Testing
             let answer = try w.registerFinish(ada, begun, SoftwareAuthenticator.json(response))
             #expect(answer.status == status, "\(name): \(answer.rawBody)")
             #expect(answer.errorCode == (status == 401 ? "invalid_credentials" : "invalid_request"), "\(name)")
-            #expect(try w.snapshot() == afterBegin, "\(name) changed something")
+            #expect(try w.snapshot() == before, "\(name) changed something, or left its ceremony")
             #expect(before != afterBegin)
+            // The ceremony is spent: a good response to its challenge is refused too.
+            let good = try phone.register(challenge: begun.challenge, rpId: PasskeyWorld.rpId, origin: PasskeyWorld.origin)
+            let again = try w.registerFinish(ada, begun, SoftwareAuthenticator.json(good))
+            #expect(again.status == 400 && again.errorCode == "invalid_ticket", "\(name): \(again.rawBody)")
         }
         // A foreign origin, and an Android app's key we do not know: refused, the key in the log.
         // (Not the all-zero hash: 32 zero bytes are the unknown ceremony id below, a secret the log
@@ -151,20 +158,28 @@ import Testing
         spoil("no user handle", handle: nil) { _ in }
         spoil("another user handle", handle: [UInt8](repeating: 1, count: 32)) { _ in }
         for (name, s, userHandle) in spoils {
+            let before = try w.snapshot()
             let begun = try w.signInBegin()
-            let afterBegin = try w.snapshot()
             let response = try phone.assert(
                 challenge: begun.challenge, rpId: PasskeyWorld.rpId, origin: PasskeyWorld.origin, userHandle: userHandle,
                 spoil: s)
             let answer = try w.signInFinish(begun, SoftwareAuthenticator.json(response))
             #expect(answer.status == 401, "\(name): \(answer.rawBody)")
             #expect(answer.errorCode == "invalid_credentials", "\(name)")
-            #expect(try w.snapshot() == afterBegin, "\(name) changed something")
+            #expect(try w.snapshot() == before, "\(name) changed something, or left its ceremony")
+            // The ceremony is spent: the right response to its challenge no longer signs in.
+            let good = try phone.assert(
+                challenge: begun.challenge, rpId: PasskeyWorld.rpId, origin: PasskeyWorld.origin, userHandle: handle)
+            let again = try w.signInFinish(begun, SoftwareAuthenticator.json(good))
+            #expect(again.status == 400 && again.errorCode == "invalid_ticket", "\(name): \(again.rawBody)")
         }
-        // An unknown credential: the same refusal.
+        // An unknown credential: the same refusal, and its ceremony spent too.
         let stranger = try SoftwareAuthenticator()
-        let unknown = try w.signInWith(stranger, userHandle: handle)
+        let begun = try w.signInBegin()
+        let unknown = try w.signInFinish(begun, SoftwareAuthenticator.json(try stranger.assert(
+            challenge: begun.challenge, rpId: PasskeyWorld.rpId, origin: PasskeyWorld.origin, userHandle: handle)))
         #expect(unknown.status == 401 && unknown.errorCode == "invalid_credentials")
+        #expect(try w.h.count(.passkeyCeremony) == 0)
         #expect(try w.h.count("sessions") == 1)
     }
 
@@ -241,15 +256,16 @@ import Testing
             ("float", [0xFB, 0, 0, 0, 0, 0, 0, 0, 0]),
             ("not CBOR", Array("{\"fmt\":\"none\"}".utf8)),
         ]
+        _ = try w.registerBegin(ada)  // the account's user handle is made at its first begin
         for (name, bytes) in hostile {
+            let before = try w.snapshot()
             let begun = try w.registerBegin(ada)
-            let afterBegin = try w.snapshot()
             var response = try phone.register(challenge: begun.challenge, rpId: PasskeyWorld.rpId, origin: PasskeyWorld.origin)
             response.attestationObject = bytes
             let answer = try w.registerFinish(ada, begun, SoftwareAuthenticator.json(response))
             #expect(answer.status == 400 && answer.errorCode == "invalid_request", "\(name): \(answer.rawBody)")
             #expect(answer.exitStatus == 0)
-            #expect(try w.snapshot() == afterBegin, "\(name) changed something")
+            #expect(try w.snapshot() == before, "\(name) changed something, or left its ceremony")
         }
         // Malformed JSON around it: bad base64url, a missing credential.
         let begun = try w.registerBegin(ada)
@@ -348,7 +364,11 @@ import Testing
         let ada = try w.person("ada-disabled")
         let phone = try SoftwareAuthenticator()
         let (_, handle) = try w.register(phone, for: ada)
+        // Disabling removes the passkeys its ended sessions added (`PasskeyTakeback`), but never
+        // the last way in: an account whose only way in is its passkey keeps it.
+        #expect(try w.h.admin(["unlink", ada.accountId, "google"]).status == 0)
         #expect(try w.h.admin(["disable", ada.accountId]).status == 0)
+        #expect(try w.h.count("passkeys") == 1)
         let begun = try w.signInBegin()
         let afterBegin = try w.snapshot()
         let response = try phone.assert(

@@ -26,6 +26,11 @@ struct PasskeyWorld {
         try h.writeConfig([Self.section] + extra)
     }
 
+    /// Passkeys in another world's harness, whose config already has `section`.
+    init(on h: Harness) {
+        self.h = h
+    }
+
     struct Person {
         let accountId: String
         let session: String

@@ -10,7 +10,8 @@ import Testing
     enum Service: String, CaseIterable, Sendable {
         case googleKeys = "Google keys (google-risc)"
         case appleKeys = "Apple keys, direct (apple-notify)"
-        /// Relay mode: Apple's keys behind `apple.keysProxy`, the proxy itself healthy.
+        /// Relay mode on a box that cannot reach Apple: Apple's keys behind `apple.keysProxy`, the
+        /// proxy itself healthy.
         case appleKeysByProxy = "Apple keys through apple.keysProxy (apple-notify)"
     }
 
@@ -35,7 +36,18 @@ import Testing
                     ? google.respond(to: request) : (apple.respond(to: request) ?? .respond(.json("{}", status: 404))))
         }
         defer { server.stop() }
-        let faultURL = (fault == .refuse ? "http://127.0.0.1:\(try Stack.freePort())" : server.baseURL) + path
+        let faultBase = fault == .refuse ? "http://127.0.0.1:\(try Stack.freePort())" : server.baseURL
+        var faultURL = faultBase + path
+        // Through the proxy, the keys are at addresses this box cannot reach and the proxy can.
+        var goodURL: String? = nil
+        if let proxy {
+            let unreachable = "http://127.0.0.1:\(try Stack.freePort())"
+            proxy.reach(unreachable, at: faultBase)
+            faultURL = unreachable + path
+            let unreachableGood = "http://127.0.0.1:\(try Stack.freePort())"
+            proxy.reach(unreachableGood, at: apple.server?.baseURL ?? "")
+            goodURL = unreachableGood + path
+        }
         func configure(keysAt url: String?) throws {
             switch service {
             case .googleKeys:
@@ -47,7 +59,7 @@ import Testing
                 try p.writeConfig(apple: [("keysUrl", .string(url ?? apple.keysURL))], [http])
             case .appleKeysByProxy:
                 try p.writeConfig(
-                    apple: [("keysUrl", .string(url ?? apple.keysURL)), ("keysProxy", .string(proxy?.url ?? ""))], [http])
+                    apple: [("keysUrl", .string(url ?? goodURL ?? "")), ("keysProxy", .string(proxy?.url ?? ""))], [http])
             }
         }
 

@@ -42,6 +42,15 @@ final class ProviderEventsWorld: @unchecked Sendable {
         try w.writeConfig(members + extra)
     }
 
+    /// Apple's keys at an address this box cannot reach (a closed port, as Apple's IPv4-only host
+    /// is from a box with only IPv6), which `proxy`, when given, reaches. The `apple` members for
+    /// `writeConfig`.
+    func appleOutOfReach(through proxy: FakeHTTPProxy? = nil) throws -> [(String, JSONValue)] {
+        let unreachable = "http://127.0.0.1:\(try Stack.freePort())"
+        proxy?.reach(unreachable, at: apple.server?.baseURL ?? "")
+        return [("keysUrl", .string(unreachable + FakeApple.keysPath)), ("keysProxy", proxy.map { .string($0.url) } ?? nil)]
+    }
+
     /// Apple's POST to `apple-notify`, run to its exit.
     func notify(_ token: String) throws -> CGIAnswer {
         try notify(body: FakeApple.notificationBody(token))

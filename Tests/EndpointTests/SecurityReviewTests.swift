@@ -38,6 +38,28 @@ import Testing
 
     // MARK: 1. A login in flight against whatever ends sessions
 
+    /// The third review's fourth finding: a mailed code is kept keyed with the server key, which no
+    /// backup of the store holds. It was SHA-256(ticket hash ‖ code): from a copy of the store a
+    /// search of the million codes found a live one in a second. Now the unkeyed hash of the very
+    /// code the mail carried is not what the store holds; HMAC-SHA256 under a key derived from the
+    /// server key is.
+    @Test func aStoredCodeIsKeyedWithTheServerKey() throws {
+        let h = try Harness()
+        let email = "leaked.backup@example.org"
+        _ = try h.register(email, "a password for the leaked backup")
+        #expect(try h.verify([("action", "reset_request"), ("email", .string(email))]).status == 200)
+        let code = try #require(h.smtp.lastCode(to: email))
+        let row = try #require(try h.database().query(
+            "SELECT key, value FROM ephemeral WHERE kind = ?", [.integer(Ephemeral.Kind.emailCode.rawValue)]).first)
+        let ticketHash = try #require(row.blob(0))
+        let stored = try #require(row.blob(1))
+        #expect(SHA256.hash(ticketHash + Array(code.utf8)) != stored, "what a reader of the store could search")
+        let serverKey = Array(String(decoding: FileIO.readFile(h.auditKeyPath) ?? [], as: UTF8.self).trimmingWhitespace().utf8)
+        #expect(serverKey.count >= 32)
+        let codeKey = HMACSHA256.mac(key: serverKey, message: Array("frontdoor mailed codes v1".utf8))
+        #expect(HMACSHA256.mac(key: codeKey, message: ticketHash + Array(code.utf8)) == stored)
+    }
+
     @Test func aLoginHeldPastItsPasswordCheckLosesToAJoinByCode() throws {
         let h = try Harness()
         // The pre-hijacker typed the owner's address with a password of their own.

@@ -15,20 +15,27 @@ import Testing
         ).stdoutText
     }
 
-    @Test func relayModeNeedsAProxyForAppleKeys() throws {
+    /// Relay mode: Apple's keys directly when this box reaches them, else through
+    /// `apple.keysProxy`; the check says which, and ✗ when neither answers.
+    @Test func relayModeSaysHowAppleKeysAreReached() throws {
         let p = try ProviderEventsWorld(mode: "relay")
+        let direct = try check(p.h)
+        #expect(direct.contains("✓ Apple notifications: Apple's keys fetched directly (1 keys"), "\(direct)")
+        let cutOff = try p.appleOutOfReach()
+        try p.writeConfig(apple: cutOff)
         let without = try check(p.h)
-        #expect(without.contains("✗ Apple notifications: relay mode without apple.keysProxy"), "\(without)")
+        #expect(without.contains("✗ Apple notifications: relay mode: Apple's keys cannot be fetched directly"), "\(without)")
         let proxy = try FakeHTTPProxy()
-        try p.writeConfig(apple: [("keysProxy", .string(proxy.url))])
+        let route = try p.appleOutOfReach(through: proxy)
+        try p.writeConfig(apple: route)
         let with = try check(p.h)
         #expect(with.contains("✓ Apple notifications: Apple's keys through apple.keysProxy (1 keys"), "\(with)")
-        #expect(proxy.targets == ["GET \(p.apple.keysURL)"])
+        #expect(proxy.targets == ["GET \(route[0].1.stringValue ?? "")"])
         proxy.setDown(true)
-        #expect(try check(p.h).contains("✗ Apple notifications: Apple's keys through apple.keysProxy: no answer"))
+        #expect(try check(p.h).contains("✗ Apple notifications: Apple's keys neither directly"))
         // Direct mode fetches Apple's keys itself: no line.
-        let direct = try ProviderEventsWorld()
-        #expect(!(try check(direct.h)).contains("Apple notifications"))
+        let directMode = try ProviderEventsWorld()
+        #expect(!(try check(directMode.h)).contains("Apple notifications"))
     }
 
     @Test func theRISCStreamMustPointHere() throws {

@@ -72,6 +72,17 @@ import Testing
         #expect(result.stdoutText.contains("✗ config: google.certsUrl is a loopback address"))
     }
 
+    /// The web kit's script URLs are loaded by browsers, not by us: a loopback one (the
+    /// development stand-ins) in a production config is flagged all the same.
+    @Test func aLoopbackKitScriptInAProductionConfigIsFlagged() throws {
+        let h = try Harness(config: [
+            ("development", .null),
+            ("kit", .object([("googleScriptUrl", "http://127.0.0.1:8081/kit-standins/google/gsi/client")])),
+        ])
+        let result = try check(h, ["--routes", "ipv4=yes,ipv6=yes", "--timeout", "3"])
+        #expect(result.stdoutText.contains("✗ config: kit.googleScriptUrl is a loopback address"), "\(result.stdoutText)")
+    }
+
     @Test func injectedNamesDecideReachabilityAndAppleAdvice() throws {
         let h = try Harness(config: [
             ("development", .null),

@@ -20,13 +20,14 @@ final class Stack {
     /// `environment`: dev-stack's switches (`FRONTDOOR_RATE_LIMIT=off`, `FRONTDOOR_FCGIWRAP_CHILDREN`).
     /// The stack runs as the test's own user (`FRONTDOOR_STACK_USER=root` when that is root): the
     /// harness writes the same store from the test's processes.
-    init(_ harness: Harness, environment: [String: String] = [:]) throws {
+    /// `port`: where to listen (a free one by default), for a config that must name it first.
+    init(_ harness: Harness, port: Int? = nil, environment: [String: String] = [:]) throws {
         self.harness = harness
         varDir = harness.dir + "/stack"
-        port = try Stack.freePort()
+        self.port = try port ?? Stack.freePort()
         let result = try ChildProcess.run(
             "/bin/bash",
-            arguments: [Stack.root + "/scripts/dev-stack", "start", varDir, String(port), Harness.binDir, harness.configPath],
+            arguments: [Stack.root + "/scripts/dev-stack", "start", varDir, String(self.port), Harness.binDir, harness.configPath],
             environment: ["FRONTDOOR_STACK_USER": "root"].merging(environment) { $1 }
                 .merging(["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"]) { $1 },
             workDir: harness.dir)

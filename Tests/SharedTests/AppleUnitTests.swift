@@ -39,25 +39,25 @@ import Testing
         let now = Clock.now()
         let raw = "a raw nonce with spaces & symbols"
         let token = try apple.token(sub: "s", rawNonce: raw, now: now)
-        let checked = try AppleToken.precheck(token, rawNonce: raw, bundleIds: [FakeApple.bundleId], now: now)
+        let checked = try AppleToken.precheck(token, rawNonce: raw, audiences: [FakeApple.bundleId], now: now)
         #expect(checked.subject == "s")
         #expect(checked.nonceHash == SHA256.hash(Array(raw.utf8)))
         let upper = try apple.token(sub: "s", rawNonce: nil, now: now, overrides: [
             ("nonce", .string(FakeApple.nonceClaim(raw).uppercased())),
         ])
         #expect(throws: FrontdoorError.invalidToken("")) {
-            try AppleToken.precheck(upper, rawNonce: raw, bundleIds: [FakeApple.bundleId], now: now)
+            try AppleToken.precheck(upper, rawNonce: raw, audiences: [FakeApple.bundleId], now: now)
         }
         #expect(throws: FrontdoorError.invalidToken("")) {
-            try AppleToken.precheck(token, rawNonce: raw, bundleIds: ["com.other"], now: now)
+            try AppleToken.precheck(token, rawNonce: raw, audiences: ["com.other"], now: now)
         }
         #expect(throws: FrontdoorError.invalidToken("")) {
             try AppleToken.precheck(
-                token, rawNonce: raw, bundleIds: [FakeApple.bundleId], now: now + FakeApple.tokenLifetime + 61)
+                token, rawNonce: raw, audiences: [FakeApple.bundleId], now: now + FakeApple.tokenLifetime + 61)
         }
         // A day less a second after it was made, Apple's token is still good (it lives 24 hours).
         #expect(try AppleToken.precheck(
-            token, rawNonce: raw, bundleIds: [FakeApple.bundleId], now: now + FakeApple.tokenLifetime - 1).subject == "s")
+            token, rawNonce: raw, audiences: [FakeApple.bundleId], now: now + FakeApple.tokenLifetime - 1).subject == "s")
     }
 
     @Test func formEncodingKeepsOnlyUnreservedBytes() {

@@ -70,7 +70,7 @@ import Testing
                     [.integer(now + 3000)])
                 try db.run(
                     "INSERT INTO email_codes (ticket_hash, code_hash, attempts, created_at, expires_at) VALUES (?, ?, 2, ?, ?)",
-                    [.blob(ticket), .blob(Codes.hash("123456", ticketHash: ticket)), .integer(now - 60), .integer(now + 540)])
+                    [.blob(ticket), .blob(Codes.hash("123456", ticketHash: ticket, key: Array(repeating: 7, count: 32))), .integer(now - 60), .integer(now + 540)])
                 try db.run(
                     """
                     INSERT INTO relay_attempts (nonce_hash, token_hash, relay_uid, sealed_id_token, lease_until, expires_at)
@@ -106,7 +106,7 @@ import Testing
             // leased by its nonce and token, and the marks are found by their subject.
             let code = try #require(try Ephemeral.entry(.emailCode, key: ticket, db: db))
             #expect(code.number == 2 && code.since == now - 60 && code.expiresAt == now + 540)
-            #expect(code.value == Codes.hash("123456", ticketHash: ticket))
+            #expect(code.value == Codes.hash("123456", ticketHash: ticket, key: Array(repeating: 7, count: 32)))
             let relay = try RelayAttempts.claim(nonceHash: nonce, tokenHash: tokenHash, lease: 30, db: db, now: now)
             #expect(relay?.localId == "relay-uid" && relay?.sealed == [5, 6])
             #expect(try RelaySends.earliest(subjectKey: subject, besides: otherNonce, db: db) == now - 100)

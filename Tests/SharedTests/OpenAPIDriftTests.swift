@@ -65,9 +65,10 @@ import Testing
     }
 
     /// The routes of nginx/frontdoor-endpoints.conf: each name of a `location ~ ^/auth/(...)$`
-    /// alternation, and each exact `location = /path` that is not `internal`.
-    static func routes(_ conf: String) -> Set<String> {
-        var routes = Set<String>()
+    /// alternation and each exact `location = /path` that is not `internal` (`exact`), and each
+    /// `location ^~ /prefix/` of files served under it (`prefixes`).
+    static func routes(_ conf: String) -> (exact: Set<String>, prefixes: Set<String>) {
+        var exact = Set<String>(), prefixes = Set<String>()
         let lines = conf.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         for (i, line) in lines.enumerated() {
             let words = line.split(separator: " ").map(String.init)
@@ -75,29 +76,38 @@ import Testing
             if words[1] == "~", let open = words[2].firstIndex(of: ">"), let close = words[2].lastIndex(of: ")") {
                 let prefix = words[2].dropFirst().prefix { $0 != "(" }
                 for name in words[2][words[2].index(after: open)..<close].split(separator: "|") {
-                    routes.insert(String(prefix) + String(name))
+                    exact.insert(String(prefix) + String(name))
                 }
             } else if words[1] == "=" {
                 let body = lines[(i + 1)...].prefix { !$0.hasPrefix("}") }
-                if !body.contains(where: { $0.trimmingASCIISpaces() == "internal;" }) { routes.insert(words[2]) }
+                if !body.contains(where: { $0.trimmingASCIISpaces() == "internal;" }) { exact.insert(words[2]) }
+            } else if words[1] == "^~" {
+                prefixes.insert(words[2])
             }
         }
-        return routes
+        return (exact, prefixes)
     }
 
     @Test func theDocumentsPathsAreTheRoutesNginxServes() throws {
         let routes = Self.routes(try Self.text("nginx/frontdoor-endpoints.conf"))
         // The parse itself: the names every release has, the internal check left out.
-        #expect(routes.contains("/auth/signin-google") && routes.contains("/auth/session"))
-        #expect(!routes.contains("/_frontdoor/session"))
+        #expect(routes.exact.contains("/auth/signin-google") && routes.exact.contains("/auth/session"))
+        #expect(!routes.exact.contains("/_frontdoor/session"))
         let paths = Set((try Self.document()["paths"]?.objectValue ?? []).map(\.0))
-        #expect(paths == routes, "only in the document: \(paths.subtracting(routes)); only routed: \(routes.subtracting(paths))")
+        // Every exact route is described; every described path is a route, or a file under a
+        // prefix nginx serves; every such prefix has its files described.
+        #expect(routes.exact.isSubset(of: paths), "routed but not described: \(routes.exact.subtracting(paths))")
+        let unrouted = paths.filter { path in !routes.exact.contains(path) && !routes.prefixes.contains { path.hasPrefix($0) } }
+        #expect(unrouted.isEmpty, "described but not routed: \(unrouted)")
+        for prefix in routes.prefixes {
+            #expect(paths.contains { $0.hasPrefix(prefix) && !routes.exact.contains($0) }, "nothing described under \(prefix)")
+        }
         // Every program make install installs is routed (and so described).
         let makefile = try Self.text("Makefile")
         let line = makefile.split(separator: "\n").first { $0.hasPrefix("ENDPOINTS :=") } ?? ""
         let endpoints = line.split(separator: " ").dropFirst(2).map { "/auth/" + $0 }
         #expect(endpoints.count >= 12)
-        #expect(Set(endpoints).isSubset(of: routes), "installed but not routed: \(Set(endpoints).subtracting(routes))")
+        #expect(Set(endpoints).isSubset(of: routes.exact), "installed but not routed: \(Set(endpoints).subtracting(routes.exact))")
     }
 
     @Test func theRouteParserReadsWhatNginxWouldRoute() {
@@ -111,9 +121,13 @@ import Testing
             location = /_frontdoor/e {
                 internal;
             }
+            location ^~ /auth/f/ {
+                alias /y/;
+            }
             location @named {
             }
             """
-        #expect(Self.routes(conf) == ["/auth/a", "/auth/b-c", "/auth/d"])
+        #expect(Self.routes(conf).exact == ["/auth/a", "/auth/b-c", "/auth/d"])
+        #expect(Self.routes(conf).prefixes == ["/auth/f/"])
     }
 }

@@ -13,7 +13,19 @@ import Glibc
         let dir = PostgresServers.makeTemporaryFolder()
         defer { ChildProcess.removeTree(dir) }
         var prefix: [String] = []
+        var script = PostgresServers.root + "/scripts/pg-stack"
+        let copy = PostgresServers.makeTemporaryFolder()
+        defer { ChildProcess.removeTree(copy) }
         if geteuid() == 0 {
+            // A clone in a folder only root can enter (root's home) is closed to `nobody`: it runs
+            // a copy, as a developer's own user runs the one in their own clone.
+            script = copy + "/pg-stack"
+            let text = try #require(FileIO.readFile(PostgresServers.root + "/scripts/pg-stack"), "cannot read scripts/pg-stack")
+            let fd = open(script, O_WRONLY | O_CREAT | O_EXCL, 0o755)
+            try #require(fd >= 0)
+            FileIO.writeAll(fd, text)
+            close(fd)
+            #expect(chmod(copy, 0o755) == 0 && chmod(script, 0o755) == 0)
             let nobody = getpwnam("nobody")
             #expect(nobody != nil)
             guard let nobody else { return }
@@ -24,7 +36,7 @@ import Glibc
             try ChildProcess.run(
                 prefix.first ?? "/bin/bash",
                 arguments: Array(prefix.dropFirst()) + (prefix.isEmpty ? [] : ["/bin/bash"])
-                    + [PostgresServers.root + "/scripts/pg-stack", command, dir],
+                    + [script, command, dir],
                 environment: [
                     "PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "FRONTDOOR_PG_FSYNC": "off",
                     "FRONTDOOR_PG_PEERS": PostgresServers.osUser,

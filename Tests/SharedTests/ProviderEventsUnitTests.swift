@@ -110,7 +110,8 @@ import Testing
         let relay = #"{"databasePath":"/tmp/x","firebase":{"projectId":"p","apiKey":"k"},"apple":{"bundleIds":["b"]"#
         let plain = try parse(relay + "}}")
         #expect(plain.apple?.keysProxy == nil && plain.apple?.notificationAudiences == ["b"])
-        #expect(!plain.outboundURLs.contains { $0.key == "apple.keysUrl" })
+        // Relay mode fetches Apple's keys for the notifications, with or without a proxy.
+        #expect(plain.outboundURLs.contains { $0.key == "apple.keysUrl" })
         let proxied = try parse(relay + #","keysProxy":"http://proxy.example:3128","servicesId":"com.example.web"}}"#)
         #expect(proxied.apple?.keysProxy == "http://proxy.example:3128")
         #expect(proxied.apple?.notificationAudiences == ["b", "com.example.web"])

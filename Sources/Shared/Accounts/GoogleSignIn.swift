@@ -5,15 +5,31 @@ public enum GoogleSignIn {
             throw .internal("config: google: not configured, yet signin-google was called")
         }
         let idToken = try context.body.requiredString("idToken")
+        let rawNonce = try Nonces.optionalRawNonce(context.body)
         let deviceName = try PersonText.deviceName(context.body)
         let policy = ClaimsPolicy(issuers: Config.Google.issuers, audiences: google.clientIds)
         let token = try IssuerTokens.verify(idToken, keysUrl: google.certsUrl, policy: policy, context: context)
+        try checkNonce(token.claims["nonce"]?.stringValue, rawNonce: rawNonce, required: google.requireNonce)
         let identity = ProviderIdentity(
             provider: .google, subject: token.subject, email: token.email, emailVerified: token.emailVerified,
             authoritativeForEmail: isAuthoritative(email: token.email, hostedDomain: token.claims["hd"]))
         let body = try ProviderSignIn.signIn(
             identity, db: try context.database(), config: context.config, now: context.now, deviceName: deviceName)
         return body.response
+    }
+
+    /// Rule 21: a kit gives Google the lowercase hex SHA-256 of a one-off value and sends us the
+    /// value, so a token minted for another page's sign-in is refused. Without `rawNonce` the
+    /// token's nonce (if any) is not ours to judge, unless the operator requires one.
+    static func checkNonce(_ claim: String?, rawNonce: String?, required: Bool) throws(FrontdoorError) {
+        guard let rawNonce else {
+            if required { throw .invalidToken("google: google.requireNonce is set and no rawNonce was sent") }
+            return
+        }
+        guard claim != nil else { throw .invalidToken("google: rawNonce sent but the token has no nonce claim") }
+        guard Nonces.matches(claim: claim, rawNonce: rawNonce) else {
+            throw .invalidToken("google: nonce is not the SHA-256 (lowercase hex) of rawNonce")
+        }
     }
 
     /// Google's own guidance: it speaks for an address only at gmail.com or in a Workspace

@@ -14,7 +14,12 @@ public enum SignOut {
         let ended = try db.transaction { () throws(FrontdoorError) -> Int in
             let accountId = try Sessions.accountId(in: db, token: token, now: now, policy: context.config.sessions)
             guard let token else { throw Sessions.unauthorized }
-            return try end(scope, accountId: accountId, tokenHash: Sessions.hash(token), db: db, now: now)
+            let ended = try end(scope, accountId: accountId, tokenHash: Sessions.hash(token), db: db, now: now)
+            // Signing out everywhere takes the account back: no passkey those sessions added stays.
+            if scope == .all {
+                _ = try PasskeyTakeback.run(accountId, sessionsMadeBy: now, db: db, config: context.config, now: now)
+            }
+            return ended
         }
         return CGIResponse(status: 200, body: .object([("signedOut", true), ("ended", .number(Double(ended)))]))
     }

@@ -32,7 +32,8 @@ enum AccountAdmin {
     }
 
     /// `disable <accountId>`: sign-ins then answer 403 `account_disabled`, and every session ends
-    /// in the same transaction. Disabling a disabled account keeps its first time.
+    /// in the same transaction, with the passkeys they added (`PasskeyTakeback`). Disabling a
+    /// disabled account keeps its first time.
     static func disable(_ accountId: String, session: AdminSession) throws -> JSONValue {
         let db = try session.database()
         let ended = try db.transaction { () throws(FrontdoorError) -> Int? in
@@ -40,7 +41,10 @@ enum AccountAdmin {
             try db.run(
                 "UPDATE accounts SET disabled_at = coalesce(disabled_at, ?) WHERE id = ?",
                 [.integer(session.now), .text(accountId)])
-            return try db.run("DELETE FROM sessions WHERE account_id = ?", [.text(accountId)])
+            let ended = try db.run("DELETE FROM sessions WHERE account_id = ?", [.text(accountId)])
+            _ = try PasskeyTakeback.run(
+                accountId, sessionsMadeBy: session.now, db: db, config: session.config, now: session.now)
+            return ended
         }
         guard let ended else { throw AdminError.noAccount("that id") }
         return .object([("accountId", .string(accountId)), ("disabled", true), ("ended", .number(Double(ended)))])
@@ -56,12 +60,15 @@ enum AccountAdmin {
         return .object([("accountId", .string(accountId)), ("disabled", false)])
     }
 
-    /// `sign-out <accountId>`: every session ends at once.
+    /// `sign-out <accountId>`: every session ends at once, with the passkeys they added.
     static func signOut(_ accountId: String, session: AdminSession) throws -> JSONValue {
         let db = try session.database()
         let ended = try db.transaction { () throws(FrontdoorError) -> Int? in
             guard try exists(accountId, db) else { return nil }
-            return try db.run("DELETE FROM sessions WHERE account_id = ?", [.text(accountId)])
+            let ended = try db.run("DELETE FROM sessions WHERE account_id = ?", [.text(accountId)])
+            _ = try PasskeyTakeback.run(
+                accountId, sessionsMadeBy: session.now, db: db, config: session.config, now: session.now)
+            return ended
         }
         guard let ended else { throw AdminError.noAccount("that id") }
         return .object([("accountId", .string(accountId)), ("ended", .number(Double(ended)))])
@@ -85,15 +92,11 @@ enum AccountAdmin {
     static func unlink(_ accountId: String, provider: String, session: AdminSession) throws -> JSONValue {
         let db = try session.database()
         return try db.transaction { () throws(FrontdoorError) -> Result<JSONValue, AdminError> in
-            let account = try db.query("SELECT password_hash IS NOT NULL FROM accounts WHERE id = ?", [.text(accountId)])
-            guard let row = account.first else { return .failure(.noAccount("that id")) }
-            // A passkey counts as one way in, however many the account has.
-            let linked = try PasskeyStore.providers(accountId, db)
-            guard linked.contains(provider) else {
+            guard let ways = try WaysIn.of(accountId, db: db) else { return .failure(.noAccount("that id")) }
+            guard ways.contains(provider) else {
                 return .failure(AdminError(.notFound, "The account has no \(provider) identity."))
             }
-            let ways = linked.count + (row.int(0) == 1 ? 1 : 0)
-            guard ways > 1 else {
+            guard WaysIn.remain(ways, without: provider) else {
                 return .failure(AdminError(.unavailable, "Refused: \(provider) is the account's last way in."))
             }
             try db.run("DELETE FROM identities WHERE account_id = ? AND provider = ?", [.text(accountId), .text(provider)])

@@ -15,10 +15,10 @@ public enum AppleSignIn {
         let name = try displayName(context.body)
         let deviceName = try PersonText.deviceName(context.body)
         let token = try AppleToken.precheck(
-            identityToken, rawNonce: rawNonce, bundleIds: apple.bundleIds, now: context.now)
+            identityToken, rawNonce: rawNonce, audiences: apple.audiences, now: context.now)
 
         let db = try context.database()
-        let policy = AppleToken.policy(bundleIds: apple.bundleIds)
+        let policy = AppleToken.policy(audiences: apple.audiences)
         let tokenHash = SHA256.hash(Array(identityToken.utf8))
         // A token that passed the checks above costs a nonce row and (relay) a Firebase call, so
         // such attempts are counted per client, and given back when they turn out genuine.

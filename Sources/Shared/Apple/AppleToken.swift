@@ -12,16 +12,17 @@ public struct AppleToken: Sendable {
     /// The SHA-256 of the raw nonce, which the token's `nonce` claim carries in lowercase hex.
     public let nonceHash: [UInt8]
 
-    public static func policy(bundleIds: [String]) -> ClaimsPolicy {
-        ClaimsPolicy(issuers: [issuer], audiences: bundleIds)
+    /// `audiences`: the app's bundle ids and the web's Services IDs (`Config.Apple.audiences`).
+    public static func policy(audiences: [String]) -> ClaimsPolicy {
+        ClaimsPolicy(issuers: [issuer], audiences: audiences)
     }
 
     /// The cheap checks, before the nonce is spent and anything leaves the box: shape, header
-    /// (`alg` allow-list, no `jku`/`x5u`/`jwk`/`x5c`/`crit`), `iss`, `aud` one of `bundleIds`,
+    /// (`alg` allow-list, no `jku`/`x5u`/`jwk`/`x5c`/`crit`), `iss`, `aud` one of `audiences`,
     /// `exp`/`iat`/`nbf`, `sub`, and `nonce` equal to the lowercase hex SHA-256 of `rawNonce` (a
     /// token without a nonce is refused).
     public static func precheck(
-        _ token: String, rawNonce: String, bundleIds: [String], now: UnixTime
+        _ token: String, rawNonce: String, audiences: [String], now: UnixTime
     ) throws(FrontdoorError) -> AppleToken {
         let claims: JSONValue
         let checked: CheckedClaims
@@ -31,7 +32,7 @@ public struct AppleToken: Sendable {
             // nonce or reach Firebase (found by the attack corpus, issue 8).
             _ = try checkedHeader(jws.header)
             claims = try jws.claims()
-            checked = try TokenVerifier.checkClaims(claims, policy: policy(bundleIds: bundleIds), now: now)
+            checked = try TokenVerifier.checkClaims(claims, policy: policy(audiences: audiences), now: now)
         } catch {
             throw error.frontdoorError
         }

@@ -15,6 +15,19 @@ public enum Nonces {
         return raw
     }
 
+    /// `signin-google`'s optional `rawNonce`, by the same rules; nil when not sent (absent or null).
+    static func optionalRawNonce(_ body: JSONValue) throws(FrontdoorError) -> String? {
+        guard let value = body["rawNonce"], !value.isNull else { return nil }
+        return try rawNonce(body)
+    }
+
+    /// Whether a token's `nonce` claim is the lowercase hex SHA-256 of `rawNonce` (never base64,
+    /// never upper case: the form Apple and Firebase use, and the kits send Google).
+    static func matches(claim: String?, rawNonce: String) -> Bool {
+        guard let claim else { return false }
+        return ConstantTime.equal(Array(claim.utf8), Array(Hex.encode(SHA256.hash(Array(rawNonce.utf8))).utf8))
+    }
+
     /// True when this request is the first to use the nonce; false for a replay.
     public static func claim(hash: [UInt8], until expiresAt: UnixTime, db: Database) throws(FrontdoorError) -> Bool {
         try Ephemeral.claim(.nonce, key: hash, until: expiresAt, db: db)

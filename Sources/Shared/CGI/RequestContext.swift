@@ -12,6 +12,8 @@ public final class RequestContext {
     private var openedHTTPClient: HTTPClient?
     /// See `rateLimitSecret()`.
     var rateLimitSecretCache: [UInt8]?
+    /// See `codeKey()`.
+    var codeKeyCache: [UInt8]?
     private let makeHTTPClient: (Config) -> HTTPClient
     /// Work that runs after the answer is out (stdout and stderr closed); it must record its own outcome.
     public private(set) var afterwards: [() -> Void] = []

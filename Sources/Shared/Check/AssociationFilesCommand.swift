@@ -29,20 +29,7 @@ public enum AssociationFilesCommand {
                 }
                 continue
             }
-            let temporary = path + ".tmp"
-            let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw .internal("cannot create \(temporary) (errno \(errno))") }
-            let written = Files.writeAll(fd, Array((file.json.serialized + "\n").utf8)) && fchmod(fd, 0o644) == 0
-            let code = errno
-            guard close(fd) == 0, written else {
-                unlink(temporary)
-                throw .internal("cannot write \(temporary) (errno \(code))")
-            }
-            guard rename(temporary, path) == 0 else {
-                let code = errno
-                unlink(temporary)
-                throw .internal("cannot put \(path) in place (errno \(code))")
-            }
+            try Files.replace(path, with: Array((file.json.serialized + "\n").utf8), mode: 0o644)
             lines.append("wrote \(path)")
         }
         return lines

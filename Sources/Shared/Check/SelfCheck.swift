@@ -57,7 +57,8 @@ public struct SelfCheck {
             note(false, "config \(configPath): \(error)")
             return findings
         }
-        for (key, url) in config.outboundURLs where OutboundURL.classify(url) == .loopback && !config.development {
+        for (key, url) in config.outboundURLs + config.kitURLs
+        where OutboundURL.classify(url) == .loopback && !config.development {
             note(false, "config: \(key) is a loopback address, a development setting in a production config")
         }
         checkFile(configPath, what: "config file", note: note)

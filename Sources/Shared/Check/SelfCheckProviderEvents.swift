@@ -29,30 +29,48 @@ extension SelfCheck {
         }.joined(separator: "; ")
     }
 
-    /// Apple's key host has no IPv6 address: a relay-mode box checks notifications only through
-    /// `apple.keysProxy`, or while a copy of the keys it once had is fresh.
+    /// Apple's key host has no IPv6 address: a relay-mode box fetches Apple's keys directly when it
+    /// can (it has IPv4), else through `apple.keysProxy` (`AppleKeysRoute`). Says which way works,
+    /// as `apple-notify` would take it.
     private func checkAppleKeyPath(_ apple: Config.Apple, config: Config, note: (Bool, String) -> Void) {
+        let started = Clock.monotonicMillis()
+        let direct = CurlHTTPClient(connectTimeoutSeconds: min(timeoutSeconds, 3), totalTimeoutSeconds: timeoutSeconds)
+        let directly: String
+        do {
+            let response = try direct.send(HTTPRequest(method: "GET", url: apple.keysUrl))
+            let ms = Int(Clock.monotonicMillis() - started)
+            guard response.status == 200, let keys = try? JSONWebKeySet.parse(response.body) else {
+                note(false, "Apple notifications: Apple's keys, fetched directly, answered HTTP \(response.status)")
+                return
+            }
+            note(true, "Apple notifications: Apple's keys fetched directly (\(keys.keys.count) keys, \(ms) ms)"
+                + (apple.keysProxy == nil ? "" : "; apple.keysProxy is not needed while this box reaches them"))
+            return
+        } catch {
+            directly = error.detail ?? error.message
+        }
         guard let proxy = apple.keysProxy else {
             note(
                 false,
-                "Apple notifications: relay mode without apple.keysProxy: Apple's keys (no IPv6 address) cannot be "
-                    + "fetched, so apple-notify answers 503 to every notification; set apple.keysProxy to an HTTP "
-                    + "proxy with IPv4 (TLS stays end to end with Apple)")
+                "Apple notifications: relay mode: Apple's keys cannot be fetched directly (\(directly)) and there is no "
+                    + "apple.keysProxy, so apple-notify answers 503 once its cached copy is gone; give this box IPv4, or "
+                    + "set apple.keysProxy to an HTTP proxy with IPv4 (TLS stays end to end with Apple)")
             return
         }
-        let client = CurlHTTPClient(connectTimeoutSeconds: min(timeoutSeconds, 3), totalTimeoutSeconds: timeoutSeconds)
-        client.proxy = proxy
-        let started = Clock.monotonicMillis()
+        let client = AppleKeysRoute.proxied(proxy, http: config.http, timeoutSeconds: timeoutSeconds)
+        let viaProxy = Clock.monotonicMillis()
         do {
             let response = try client.send(HTTPRequest(method: "GET", url: apple.keysUrl))
-            let ms = Int(Clock.monotonicMillis() - started)
+            let ms = Int(Clock.monotonicMillis() - viaProxy)
             guard response.status == 200, let keys = try? JSONWebKeySet.parse(response.body) else {
                 note(false, "Apple notifications: Apple's keys through apple.keysProxy answered HTTP \(response.status)")
                 return
             }
-            note(true, "Apple notifications: Apple's keys through apple.keysProxy (\(keys.keys.count) keys, \(ms) ms)")
+            note(true, "Apple notifications: Apple's keys through apple.keysProxy (\(keys.keys.count) keys, \(ms) ms; "
+                + "directly: \(directly))")
         } catch {
-            note(false, "Apple notifications: Apple's keys through apple.keysProxy: no answer (\(error.detail ?? error.message))")
+            note(false, "Apple notifications: Apple's keys neither directly (\(directly)) nor through apple.keysProxy "
+                + "(\(error.detail ?? error.message))")
         }
     }
 

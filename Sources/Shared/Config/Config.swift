@@ -9,6 +9,9 @@ public struct Config: Sendable {
         public var certsUrl: String
         /// Cross-Account Protection (`google.risc`): nil when not configured.
         public var risc: RISC? = nil
+        /// Refuse a token whose nonce cannot be checked (no `rawNonce` sent, or no `nonce` claim):
+        /// for operators whose every client is a kit that sends one (rule 21).
+        public var requireNonce = false
         public static let issuers = ["accounts.google.com", "https://accounts.google.com"]
     }
 
@@ -32,14 +35,19 @@ public struct Config: Sendable {
         public var teamId: String?
         public var keyId: String?
         public var privateKeyFile: String?
-        /// A Services ID whose notifications are ours too (`aud` of a web sign-in's notification).
-        public var servicesId: String? = nil
+        /// Services IDs (Sign in with Apple on the web, whose script signs for the Services ID):
+        /// accepted audiences beside `bundleIds`, for sign-ins, deletions' fresh tokens and
+        /// notifications. The older single `servicesId` key joins this list.
+        public var servicesIds: [String] = []
         /// An HTTP proxy for `keysUrl` alone (`http://host:port`), so a box without IPv4 can check
-        /// Apple's notifications; TLS still runs end to end with Apple through its tunnel.
+        /// Apple's notifications (a box that reaches Apple fetches directly first: `AppleKeysRoute`);
+        /// TLS still runs end to end with Apple through its tunnel.
         public var keysProxy: String? = nil
 
-        /// Whom a notification may be addressed to: the apps, and the Services ID.
-        public var notificationAudiences: [String] { bundleIds + (servicesId.map { [$0] } ?? []) }
+        /// Whom an Apple token may be addressed to: the apps, and the web's Services IDs.
+        public var audiences: [String] { bundleIds + servicesIds.filter { !bundleIds.contains($0) } }
+        /// Whom a notification may be addressed to: the same.
+        public var notificationAudiences: [String] { audiences }
     }
 
     public struct Firebase: Sendable {
@@ -173,6 +181,8 @@ public struct Config: Sendable {
     public var events: EventReceiver?
     /// The RP ID and the apps whose passkeys are accepted; nil: no passkeys.
     public var passkeys: Passkeys?
+    /// The `kit` section as written (see `kit` for what the page gets); nil: not given.
+    public var kitSection: Kit?
     /// The files secrets were read from (`firebase.apiKeyFile`, …), by key.
     public var secretFiles: [(key: String, path: String)] = []
 
@@ -207,8 +217,8 @@ public struct Config: Sendable {
         if let apple, apple.mode == .direct {
             urls += [("apple.keysUrl", apple.keysUrl), ("apple.tokenUrl", apple.tokenUrl), ("apple.revokeUrl", apple.revokeUrl)]
         }
-        // Relay mode reaches Apple's keys only through the proxy, for the notifications.
-        if let apple, apple.mode == .relay, apple.keysProxy != nil { urls.append(("apple.keysUrl", apple.keysUrl)) }
+        // Relay mode fetches Apple's keys for the notifications (directly, or through the proxy).
+        if let apple, apple.mode == .relay { urls.append(("apple.keysUrl", apple.keysUrl)) }
         if let firebase {
             urls += [
                 ("firebase.identityToolkitUrl", firebase.identityToolkitUrl),
@@ -224,7 +234,7 @@ public struct Config: Sendable {
 
     /// The sections `Scope.sessionCheck` leaves unread.
     static let sectionsBeyondTheCheck = [
-        "http", "keyCache", "google", "apple", "firebase", "mail", "password", "limits", "deletion", "passkeys",
+        "http", "keyCache", "google", "apple", "firebase", "mail", "password", "limits", "deletion", "passkeys", "kit",
     ]
 
     public static func parse(_ bytes: [UInt8], scope: Scope = .everything) throws(ConfigError) -> Config {
@@ -317,6 +327,7 @@ public struct Config: Sendable {
                 clientIds: try r.stringList("clientIds"),
                 certsUrl: try r.url("certsUrl", default: "https://www.googleapis.com/oauth2/v3/certs")
             )
+            config.google?.requireNonce = try r.bool("requireNonce", default: false)
             if var risc = try r.section("risc") {
                 let file = try risc.requiredString("serviceAccountFile")
                 config.google?.risc = RISC(
@@ -343,7 +354,9 @@ public struct Config: Sendable {
                 privateKeyFile: try r.string("privateKeyFile")
             )
             if let file = config.apple?.privateKeyFile { config.secretFiles.append((r.key("privateKeyFile"), file)) }
-            config.apple?.servicesId = try r.string("servicesId")
+            var servicesIds = r.has("servicesIds") ? try r.optionalStringList("servicesIds") : []
+            if let single = try r.string("servicesId"), !servicesIds.contains(single) { servicesIds.append(single) }
+            config.apple?.servicesIds = servicesIds
             if let proxy = try r.string("keysProxy") {
                 guard OutboundURL.isProxy(proxy) else {
                     throw ConfigError(key: r.key("keysProxy"), reason: "must be http://host:port (an HTTP proxy that tunnels to Apple)")
@@ -440,6 +453,9 @@ public struct Config: Sendable {
         }
         if var r = try top.section("passkeys") {
             config.passkeys = try Passkeys.read(&r)
+        }
+        if var r = try top.section("kit") {
+            config.kitSection = try Kit.read(&r, google: config.google, apple: config.apple)
         }
         if config.apple != nil, config.apple?.mode == .relay, config.firebase == nil {
             throw ConfigError(key: "firebase", reason: "is required when apple.mode is \"relay\"")

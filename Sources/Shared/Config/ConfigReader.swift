@@ -78,6 +78,20 @@ struct ConfigReader {
     }
 
     /// An outbound URL: TLS, or plain only to loopback (rule 8 of DESIGN.md).
+    /// A list of non-empty strings that may be empty (`[]`).
+    mutating func optionalStringList(_ name: String) throws(ConfigError) -> [String] {
+        guard let v = value(name) else { return [] }
+        guard let array = v.arrayValue else { throw ConfigError(key: key(name), reason: "must be a list of strings") }
+        var out: [String] = []
+        for (i, element) in array.enumerated() {
+            guard let s = element.stringValue, !s.isEmpty else {
+                throw ConfigError(key: "\(key(name))[\(i)]", reason: "must be a non-empty string")
+            }
+            out.append(s)
+        }
+        return out
+    }
+
     mutating func url(_ name: String, default fallback: String? = nil) throws(ConfigError) -> String {
         guard let url = try string(name) ?? fallback else { throw ConfigError(key: key(name), reason: "is required") }
         guard OutboundURL.classify(url) != nil else {

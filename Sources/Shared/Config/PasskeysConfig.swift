@@ -24,10 +24,15 @@ extension Config {
         /// Where `frontdoor-check` fetches the live association files from (`https://<rpId>` unless
         /// set): a key, so the tests and `make run` point it at loopback.
         public var siteUrl: String
+        /// More web origins a response may come from (`passkeys.webOrigins`): the web kit's page
+        /// when it is served on a host under the RP ID other than the RP ID itself.
+        public var webOrigins: [String] = []
 
         /// The exact origins a response may come from.
         public var relyingParty: PasskeyRelyingParty {
-            PasskeyRelyingParty(id: rpId, origins: PasskeyOrigins.allowed(rpId: rpId, androidApps: androidApps))
+            var origins = PasskeyOrigins.allowed(rpId: rpId, androidApps: androidApps)
+            for origin in webOrigins where !origins.contains(origin) { origins.insert(origin, at: 1) }
+            return PasskeyRelyingParty(id: rpId, origins: origins)
         }
     }
 }
@@ -66,8 +71,19 @@ extension Config.Passkeys {
         else {
             throw ConfigError(key: r.key("siteUrl"), reason: "must be the site's base URL, https://<host>[:port], no path")
         }
+        var webOrigins: [String] = []
+        for (i, origin) in try r.optionalStringList("webOrigins").enumerated() {
+            guard PasskeyOrigins.isWebOrigin(origin, rpId: rpId) else {
+                throw ConfigError(
+                    key: "\(r.key("webOrigins"))[\(i)]",
+                    reason: "must be https://<rpId or a host under it>[:port], no path (http://localhost:<port> for development)")
+            }
+            if !webOrigins.contains(origin) { webOrigins.append(origin) }
+        }
         try r.rejectUnknown()
-        return Config.Passkeys(rpId: rpId, rpName: rpName, androidApps: apps, iosAppIds: iosAppIds, siteUrl: siteUrl)
+        var passkeys = Config.Passkeys(rpId: rpId, rpName: rpName, androidApps: apps, iosAppIds: iosAppIds, siteUrl: siteUrl)
+        passkeys.webOrigins = webOrigins
+        return passkeys
     }
 
     private static func readApp(_ r: inout ConfigReader) throws(ConfigError) -> AndroidApp {

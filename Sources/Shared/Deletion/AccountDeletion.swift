@@ -138,12 +138,12 @@ public enum AccountDeletion {
         let token: AppleToken
         do {
             token = try AppleToken.precheck(
-                fresh.identityToken, rawNonce: fresh.rawNonce, bundleIds: apple.bundleIds, now: context.now)
+                fresh.identityToken, rawNonce: fresh.rawNonce, audiences: apple.audiences, now: context.now)
         } catch {
             FileIO.log("frontdoor endpoint=delete-account detail=fresh Apple token refused: \(error.detail ?? "-")")
             return (.notRequested, nil)
         }
-        let skew = AppleToken.policy(bundleIds: apple.bundleIds).clockSkew
+        let skew = AppleToken.policy(audiences: apple.audiences).clockSkew
         guard try Nonces.claim(hash: token.nonceHash, until: token.expiresAt + skew, db: db) else {
             FileIO.log("frontdoor endpoint=delete-account detail=fresh Apple token: nonce already used")
             return (.notRequested, nil)

@@ -15,7 +15,7 @@ struct DirectRevocation {
         let verified: VerifiedToken
         do {
             verified = try IssuerTokens.verify(
-                plan.token.raw, keysUrl: apple.keysUrl, policy: AppleToken.policy(bundleIds: apple.bundleIds),
+                plan.token.raw, keysUrl: apple.keysUrl, policy: AppleToken.policy(audiences: apple.audiences),
                 context: context)
         } catch {
             let detail = error.detail ?? error.message
@@ -88,7 +88,7 @@ struct DirectRevocation {
         let verified: VerifiedToken
         do {
             verified = try IssuerTokens.verify(
-                idToken, keysUrl: apple.keysUrl, policy: AppleToken.policy(bundleIds: [clientId]), context: context)
+                idToken, keysUrl: apple.keysUrl, policy: AppleToken.policy(audiences: [clientId]), context: context)
         } catch {
             return "apple token's id_token: \(error.detail ?? error.message)"
         }

@@ -6,7 +6,7 @@ import Glibc
 /// address (a ticket either way; the mail goes after the answer, and only to an account's own
 /// address), with every limit keyed on the normalised address typed. `reset_confirm` with the
 /// ticket, the mailed code and a new password sets it, marks the email proven, ends every
-/// session, and answers a new one.
+/// session and removes the passkeys they added (`PasskeyTakeback`), and answers a new one.
 enum PasswordReset {
     static func request(_ context: RequestContext) throws(FrontdoorError) -> CGIResponse {
         // EmailValidation refuses a NUL as it refuses every control: 422 invalid_email, as before.
@@ -18,6 +18,7 @@ enum PasswordReset {
         let now = context.now
         let code = try Codes.generate()
         let secret = try context.rateLimitSecret()
+        let codeKey = try context.codeKey()
         let limits = context.config.limits.resetMail(to: email, secret: secret)
             + context.config.limits.resetRequest(client: context.client, network: context.network, secret: secret)
         let (ticket, recipient) = try db.transaction { () throws(FrontdoorError) -> (String, String?) in
@@ -27,18 +28,18 @@ enum PasswordReset {
             let made = try PendingTicket.create(
                 purpose: "reset", accountId: account?.text(0), addressKey: RateLimits.addressKey(email, secret: secret),
                 db: db, now: now, lifetime: context.config.ticketLifetimeSeconds)
-            try Codes.store(code, ticketHash: made.hash, db: db, now: now)
+            try Codes.store(code, ticketHash: made.hash, key: codeKey, db: db, now: now)
             // Only to the account's own address, and only when it keys to exactly this key.
             guard let recipient = account?.text(1), EmailAddress.isMailable(recipient, key: key) else {
                 // Nobody has the address: a code nothing matches, so confirming fails as a wrong code does.
                 try Codes.spoil(ticketHash: made.hash, db: db)
                 return (made.ticket, nil)
             }
-            // A provider stopped mail to it (a hijacked Google account's, a relay address Apple no
-            // longer forwards): no code goes, and the answer and the wait stay as for any address.
-            if let accountId = account?.text(0), try ProviderEventStore.mailStopped(accountId, db: db) {
+            // A provider stopped mail to it, or the account is disabled: no code goes, and the
+            // answer and the wait stay as for any address.
+            if let accountId = account?.text(0), let withheld = try MailWithheld.reason(accountId, db: db) {
                 try Codes.spoil(ticketHash: made.hash, db: db)
-                VerifyEmail.syslog("reset mail not sent: the address is stopped by a provider's event", warning: true)
+                VerifyEmail.syslog("reset mail not sent: \(withheld.rawValue)", warning: true)
                 return (made.ticket, nil)
             }
             return (made.ticket, recipient)
@@ -82,12 +83,13 @@ enum PasswordReset {
         // Hashed before the transaction so no write lock waits on it.
         let hash = try PasswordHasher.hash(password, cost: context.config.passwordCost)
         let secret = try context.rateLimitSecret()
+        let codeKey = try context.codeKey()
         let outcome = try db.transaction { () throws(FrontdoorError) -> Result<SessionBody, FrontdoorError> in
             let pending = try PendingTicket.find(ticket, db: db, now: now)
             guard case .reset(let ticketHash, let accountId) = pending else { throw PendingTicket.invalid }
             let failures = try PendingTicket.codeFailureLimit(pending, db: db, config: context.config, secret: secret)
             if case .refused(let error) = try Codes.check(
-                code, ticketHash: ticketHash, failures: failures, db: db, now: now)
+                code, ticketHash: ticketHash, key: codeKey, failures: failures, db: db, now: now)
             {
                 return .failure(error)
             }
@@ -98,6 +100,7 @@ enum PasswordReset {
             try db.run(
                 "UPDATE accounts SET password_hash = ?, email_verified = 1 WHERE id = ?", [.text(hash), .text(accountId)])
             try db.run("DELETE FROM sessions WHERE account_id = ?", [.text(accountId)])
+            _ = try PasskeyTakeback.run(accountId, sessionsMadeBy: now, db: db, config: context.config, now: now)
             return .success(try ProviderSignIn.startSession(
                 db: db, accountId: accountId, created: false, config: context.config, now: now, deviceName: deviceName))
         }

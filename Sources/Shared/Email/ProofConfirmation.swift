@@ -25,18 +25,20 @@ enum ProofConfirmation {
     }
 
     /// The inbox is proven. A join to an account whose email was typed and never proven also
-    /// clears that password and ends the account's sessions: whoever typed the address may have
-    /// set them (account pre-hijacking). An account whose email was proven keeps both.
+    /// clears that password, ends the account's sessions and removes the passkeys they added:
+    /// whoever typed the address may have set them (account pre-hijacking). An account whose email
+    /// was proven keeps all three.
     static func byCode(
         _ code: String, ticket: String, context: RequestContext, db: Database, deviceName: String? = nil
     ) throws(FrontdoorError) -> SessionBody {
         let now = context.now
         let secret = try context.rateLimitSecret()
+        let codeKey = try context.codeKey()
         let outcome = try db.transaction { () throws(FrontdoorError) -> Result<SessionBody, FrontdoorError> in
             let pending = try PendingTicket.find(ticket, db: db, now: now)
             let failures = try PendingTicket.codeFailureLimit(pending, db: db, config: context.config, secret: secret)
             if case .refused(let error) = try Codes.check(
-                code, ticketHash: pending.hash, failures: failures, db: db, now: now)
+                code, ticketHash: pending.hash, key: codeKey, failures: failures, db: db, now: now)
             {
                 return .failure(error)
             }
@@ -54,6 +56,10 @@ enum ProofConfirmation {
                 try InboxProof.dropUnprovenIdentities(of: id, db: db)
                 try link(provider: provider, subject: subject, to: id, db: db, now: now)
                 try Events.record(.linked(provider: provider), accountId: id, in: db, config: context.config, now: now)
+                // After the link, the way in it brings (a takeback never removes the last one).
+                if !typed.isEmpty {
+                    _ = try PasskeyTakeback.run(id, sessionsMadeBy: now, db: db, config: context.config, now: now)
+                }
             case .verify(_, let id):
                 // The session's holder read the code: whoever made the account owns the inbox.
                 accountId = id

@@ -179,8 +179,18 @@ extension RequestContext {
     /// The rate-limit secret, read once a request (the server key is a file, made on first use).
     func rateLimitSecret() throws(FrontdoorError) -> [UInt8] {
         if let rateLimitSecretCache { return rateLimitSecretCache }
-        let secret = RateLimits.secret(serverKey: try DeletionAudit.key(config: config))
+        let serverKey = try DeletionAudit.key(config: config)
+        let secret = RateLimits.secret(serverKey: serverKey)
         rateLimitSecretCache = secret
+        codeKeyCache = Codes.key(serverKey: serverKey)
         return secret
+    }
+
+    /// The mailed codes' key (`Codes.key`), from the same one read of the server key.
+    func codeKey() throws(FrontdoorError) -> [UInt8] {
+        if let codeKeyCache { return codeKeyCache }
+        _ = try rateLimitSecret()
+        guard let codeKeyCache else { throw .internal("codes: no key") }
+        return codeKeyCache
     }
 }

@@ -24,8 +24,9 @@ public enum VerifyEmail {
         let now = context.now
         let code = try Codes.generate()
         let secret = try context.rateLimitSecret()
-        let (pending, email, limits, stopped) = try db.transaction {
-            () throws(FrontdoorError) -> (PendingTicket, String, [RateLimits.Limit], Bool) in
+        let codeKey = try context.codeKey()
+        let (pending, email, limits, withheld) = try db.transaction {
+            () throws(FrontdoorError) -> (PendingTicket, String, [RateLimits.Limit], MailWithheld?) in
             let pending = try PendingTicket.find(ticket, db: db, now: now)
             let accountId: String
             switch pending {
@@ -44,13 +45,13 @@ public enum VerifyEmail {
             }
             let limits = context.config.limits.mail(to: email, secret: secret)
             try RateLimits.hit(limits, db: db, now: now)
-            return (pending, email, limits, try ProviderEventStore.mailStopped(accountId, db: db))
+            return (pending, email, limits, try MailWithheld.reason(accountId, db: db))
         }
         do {
-            // A provider stopped mail to this address: everything else happens, and the answer is
-            // the same, so it tells nobody which addresses that is.
-            if stopped {
-                syslog("code not mailed: the address is stopped by a provider's event", warning: true)
+            // A provider stopped mail to this address, or the account is disabled: everything else
+            // happens, and the answer is the same, so it tells nobody which addresses those are.
+            if let withheld {
+                syslog("code not mailed: \(withheld.rawValue)", warning: true)
             } else {
                 try mailer.send(.code(code, to: email, purpose: "to confirm your email address"), now: now)
             }
@@ -59,7 +60,7 @@ public enum VerifyEmail {
             throw error
         }
         try db.transaction { () throws(FrontdoorError) in
-            try Codes.store(code, ticketHash: pending.hash, db: db, now: now)
+            try Codes.store(code, ticketHash: pending.hash, key: codeKey, db: db, now: now)
         }
         return CGIResponse(status: 200, body: .object([
             ("sent", true), ("codeExpiresAt", .string(Clock.rfc3339(now + Codes.lifetimeSeconds))),

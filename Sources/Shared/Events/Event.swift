@@ -7,6 +7,7 @@ public struct Event: Sendable, Equatable {
         case linked = "account.linked"
         case emailVerified = "account.email_verified"
         case deleted = "account.deleted"
+        case unlinked = "account.unlinked"
     }
 
     public let id: String
@@ -15,7 +16,8 @@ public struct Event: Sendable, Equatable {
     public let occurredAt: UnixTime
     /// The account's sign-in methods once the change is made (for a deletion: what it had), sorted.
     public let providers: [String]
-    /// `account.linked` only: the method that joined (`google`, `apple` or `password`).
+    /// `account.linked` and `account.unlinked` only: the method that joined (`google`, `apple`,
+    /// `password`, `passkey`), or that went.
     public let provider: String?
 
     public init(

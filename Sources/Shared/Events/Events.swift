@@ -20,6 +20,9 @@ public enum Events {
         /// The account is about to be deleted (call before the delete, while its identities are
         /// there to read): `account.deleted`. The row references nothing, so it outlives the account.
         case deleting
+        /// `provider`'s way in was just removed (call after the removal, so `providers` says what
+        /// is left): `account.unlinked`.
+        case unlinked(provider: String)
     }
 
     private static let recorded = Atomic<Bool>(false)
@@ -54,6 +57,8 @@ public enum Events {
             guard !hadPassword || !verified else { return }
         case .deleting:
             try write(.deleted, accountId, now, providers, db)
+        case .unlinked(let provider):
+            try write(.unlinked, accountId, now, providers, db, provider: provider)
         }
         recorded.store(true, ordering: .relaxed)
         // The writer delivers these itself after its answer; other requests are told to look only

@@ -30,14 +30,6 @@ public struct KeySetCache {
         }
     }
 
-    /// The cached set while it has not expired, else nil; never fetches (Apple's keys seen from a
-    /// box that cannot reach Apple, `apple-notify` in relay mode without `apple.keysProxy`).
-    public func freshKeys(url: String, now: UnixTime) throws(FrontdoorError) -> JSONWebKeySet? {
-        let row = try db.query(
-            "SELECT body FROM key_sets WHERE url = ? AND expires_at > ?", [.text(url), .integer(now)]).first
-        return row?.blob(0).flatMap { try? JSONWebKeySet.parse($0) }
-    }
-
     /// After a token named a `kid` the cached set lacks: fetches again if no process has done so
     /// within the interval, else nil (the token is then refused as it stands).
     public func refetchForUnknownKey(url: String, now: UnixTime) throws(FrontdoorError) -> JSONWebKeySet? {

@@ -25,9 +25,10 @@ enum PasskeyCeremonies {
         return Begun(ceremonyId: Base64URL.encode(id), challenge: challenge)
     }
 
-    /// Takes the ceremony inside the caller's transaction, which rolls it back with everything
-    /// else when a check fails: its challenge, or `invalid_ticket` when it is unknown, already
-    /// used, expired, of the other kind, or (a registration) begun by another session.
+    /// Takes the ceremony inside the caller's transaction: its challenge, or `invalid_ticket` when
+    /// it is unknown, already used, expired, of the other kind, or (a registration) begun by
+    /// another session (thrown: the taking rolls back). A response that then fails a check must
+    /// commit the taking alone, so a challenge is never tried twice.
     static func take(
         _ ceremonyId: String, kind: Kind, sessionId: String?, db: Database, now: UnixTime
     ) throws(FrontdoorError) -> [UInt8] {

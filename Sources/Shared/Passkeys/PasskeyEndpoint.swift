@@ -91,7 +91,9 @@ public enum PasskeyEndpoint {
             throw error.frontdoorError
         }
         let db = try context.database()
-        let createdAt = try db.transaction { () throws(FrontdoorError) -> UnixTime in
+        typealias Added = (createdAt: UnixTime, notice: PasskeyNotice?)
+        // A response that fails a check returns its refusal: the ceremony's taking commits alone.
+        let outcome = try db.transaction { () throws(FrontdoorError) -> Result<Added, FrontdoorError> in
             let session = try session(context, db)
             let challenge = try PasskeyCeremonies.take(
                 ceremonyId, kind: .registration, sessionId: session.sessionId, db: db, now: context.now)
@@ -101,18 +103,21 @@ public enum PasskeyEndpoint {
                 registered = try PasskeyRegistration.verify(
                     response, challenge: challenge, relyingParty: passkeys.relyingParty)
             } catch {
-                throw error.frontdoorError
+                return .failure(error.frontdoorError)
             }
             // Again here: two ceremonies begun under the cap may both finish.
             try PasskeyStore.refuseIfFull(session.accountId, db: db)
-            try PasskeyStore.insert(registered, accountId: session.accountId, name: name, db: db, now: context.now)
+            try PasskeyStore.insert(registered, session: session, name: name, db: db, now: context.now)
             try Events.record(
                 .linked(provider: "passkey"), accountId: session.accountId, in: db, config: context.config, now: context.now)
+            let notice = try PasskeyNotice.read(session, passkeyName: name, db: db, now: context.now)
             // The crash suite kills a registration here: its credential, event and the ceremony's
             // removal written, nothing committed.
             TestHooks.pause("passkey-registered")
-            return context.now
+            return .success((context.now, notice))
         }
+        let (createdAt, notice) = try outcome.get()
+        if let notice { context.runAfterAnswer { notice.send(context) } }
         return CGIResponse(status: 200, body: .object([
             ("passkeyId", .string(Base64URL.encode(response.credentialId))),
             ("createdAt", .string(Clock.rfc3339(createdAt))),

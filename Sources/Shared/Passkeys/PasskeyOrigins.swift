@@ -15,6 +15,25 @@ public enum PasskeyOrigins {
         return origins
     }
 
+    /// A browser origin whose pages may use `rpId` (WebAuthn: the RP ID must be the origin's
+    /// host or a registrable suffix of it): `https://<rpId or *.rpId>[:port]`, exactly as a
+    /// browser writes it (lowercase, no path, no default port), or `http://localhost[:port]` when
+    /// the RP ID is `localhost` (browsers count it a secure context: development).
+    public static func isWebOrigin(_ origin: String, rpId: String) -> Bool {
+        let scheme: String
+        if origin.hasPrefix("https://") { scheme = "https" } else if origin.hasPrefix("http://") { scheme = "http" } else { return false }
+        let authority = origin.dropFirst(scheme.count + 3)
+        let parts = authority.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        let host = String(parts[0])
+        if parts.count == 2 {
+            guard let port = Int(parts[1]), String(port) == parts[1], (1...65535).contains(port),
+                !(scheme == "https" && port == 443), !(scheme == "http" && port == 80)
+            else { return false }
+        }
+        guard isRPID(host), host == rpId || host.hasSuffix("." + rpId) else { return false }
+        return scheme == "https" || rpId == "localhost"
+    }
+
     /// The origin an Android app's client writes: the base64url (no padding) of its signing
     /// certificate's SHA-256, as androidx.credentials computes it (`WebAuthnUtils.b64Encode` with
     /// NO_PADDING, NO_WRAP, URL_SAFE).

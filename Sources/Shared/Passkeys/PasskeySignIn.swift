@@ -48,18 +48,21 @@ public enum PasskeySignIn {
             throw error.frontdoorError
         }
         let db = try context.database()
-        let body = try db.transaction { () throws(FrontdoorError) -> SessionBody in
+        // A response that fails a check returns its refusal, so that the transaction commits the
+        // ceremony's taking and nothing else: its challenge is spent, never tried twice.
+        let outcome = try db.transaction { () throws(FrontdoorError) -> Result<SessionBody, FrontdoorError> in
             let challenge = try PasskeyCeremonies.take(ceremonyId, kind: .signIn, sessionId: nil, db: db, now: context.now)
             // An unknown credential is refused as a failed check: nothing says which ids exist.
             guard let (accountId, stored) = try PasskeyStore.find(response.credentialId, db: db) else {
-                throw FrontdoorError(.invalidCredentials, "The passkey was not accepted.", detail: "passkey unknown credential")
+                return .failure(FrontdoorError(
+                    .invalidCredentials, "The passkey was not accepted.", detail: "passkey unknown credential"))
             }
             let verified: VerifiedAssertion
             do throws(PasskeyError) {
                 verified = try PasskeyAssertion.verify(
                     response, challenge: challenge, relyingParty: passkeys.relyingParty, credential: stored)
             } catch {
-                throw error.frontdoorError
+                return .failure(error.frontdoorError)
             }
             try PasskeyStore.recordUse(response.credentialId, verified, db: db, now: context.now)
             if verified.counterWentBackwards || verified.backupEligibilityChanged || verified.backupStateChanged {
@@ -74,8 +77,8 @@ public enum PasskeySignIn {
             // The crash suite kills a sign-in here: the ceremony taken, the record and the session
             // written, nothing committed.
             TestHooks.pause("passkey-signed-in")
-            return body
+            return .success(body)
         }
-        return body.response
+        return try outcome.get().response
     }
 }

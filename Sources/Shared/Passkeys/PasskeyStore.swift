@@ -40,18 +40,22 @@ enum PasskeyStore {
         }
     }
 
-    /// Stores a verified registration; `credential_taken` when the id is registered anywhere.
+    /// Stores a verified registration, with the session that added it (its public id, and when it
+    /// was made: what `PasskeyTakeback` judges by); `credential_taken` when the id is registered
+    /// anywhere.
     static func insert(
-        _ passkey: RegisteredPasskey, accountId: String, name: String?, db: Database, now: UnixTime
+        _ passkey: RegisteredPasskey, session: LiveSession, name: String?, db: Database, now: UnixTime
     ) throws(FrontdoorError) {
         let inserted = try db.run(
             """
             INSERT INTO passkeys (credential_id, account_id, public_key, sign_count, backup_eligible, backup_state,
-              transports, name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+              transports, name, created_at, session_id, session_made_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT DO NOTHING
             """,
-            [.blob(passkey.credentialId), .text(accountId), .blob(passkey.publicKey), .integer(Int64(passkey.signCount)),
-             .integer(passkey.backupEligible ? 1 : 0), .integer(passkey.backupState ? 1 : 0),
-             .text(passkey.transports.joined(separator: ",")), name.map(SQLValue.text) ?? .null, .integer(now)])
+            [.blob(passkey.credentialId), .text(session.accountId), .blob(passkey.publicKey),
+             .integer(Int64(passkey.signCount)), .integer(passkey.backupEligible ? 1 : 0),
+             .integer(passkey.backupState ? 1 : 0), .text(passkey.transports.joined(separator: ",")),
+             name.map(SQLValue.text) ?? .null, .integer(now), .text(session.sessionId), .integer(session.createdAt)])
         guard inserted == 1 else {
             throw FrontdoorError(.credentialTaken, "This passkey is already registered.", detail: "credential id taken")
         }

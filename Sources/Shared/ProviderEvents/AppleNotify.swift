@@ -11,7 +11,7 @@ public enum AppleNotify {
         do {
             let token = try AppleNotification.payload(of: context.request.body)
             let checked = try EventTokens.verify(
-                token, keysUrl: apple.keysUrl, source: keySource(apple, context: context), policy: policy(apple),
+                token, keysUrl: apple.keysUrl, client: keysClient(apple, context: context), policy: policy(apple),
                 context: context)
             let notification = try AppleNotification.parse(events: checked.claims["events"])
             try act(notification, checked: checked, context: context)
@@ -31,19 +31,12 @@ public enum AppleNotify {
     }
 
     /// Direct mode fetches Apple's keys as sign-in does. In relay mode the box may have no IPv4,
-    /// which Apple's key host needs: through `apple.keysProxy` when set, else only a copy of the
-    /// keys that is still fresh.
-    static func keySource(_ apple: Config.Apple, context: RequestContext) -> EventTokens.KeySource {
-        if apple.mode == .direct { return .fetching(client: context.httpClient) }
-        guard let proxy = apple.keysProxy else { return .cachedOnly }
-        let http = context.config.http
-        return .fetching(client: {
-            let client = CurlHTTPClient(
-                connectTimeoutSeconds: http.connectTimeoutSeconds, totalTimeoutSeconds: http.totalTimeoutSeconds,
-                maxResponseBytes: http.maxResponseBytes)
-            client.proxy = proxy
-            return client
-        })
+    /// which Apple's key host needs, or it may have it (relay mode also keeps Apple's team key off
+    /// the box): `AppleKeysRoute` tries directly, then through `apple.keysProxy`; with neither,
+    /// only the cached copy serves (fresh, or expired within the key cache's grace).
+    static func keysClient(_ apple: Config.Apple, context: RequestContext) -> () -> HTTPClient {
+        if apple.mode == .direct { return context.httpClient }
+        return { AppleKeysRoute(direct: context.httpClient(), proxy: apple.keysProxy, http: context.config.http) }
     }
 
     static func act(_ notification: AppleNotification, checked: CheckedEvent, context: RequestContext)

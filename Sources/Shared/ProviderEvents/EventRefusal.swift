@@ -10,6 +10,9 @@ public enum EventRefusal: Error, Sendable, Equatable, CustomStringConvertible {
     case issuer
     /// `aud` names none of our ids: `invalid_audience`.
     case audience
+    /// `iat` is older than a receiver keeps the record of an event (`ProviderEventStore`), so a
+    /// repeat could no longer be told: RFC 8935's `invalid_request`.
+    case stale
     /// Nothing was wrong with the event: the keys or the store could not be had. Answered as
     /// that error is (503 for keys out of reach), which both providers retry.
     case failed(FrontdoorError)
@@ -31,6 +34,7 @@ public enum EventRefusal: Error, Sendable, Equatable, CustomStringConvertible {
         case .request(let why), .key(let why): why
         case .issuer: "token claim refused: iss"
         case .audience: "token claim refused: aud"
+        case .stale: "token claim refused: iat: older than an event's record is kept"
         case .failed(let error): error.detail ?? error.message
         }
     }
@@ -38,7 +42,7 @@ public enum EventRefusal: Error, Sendable, Equatable, CustomStringConvertible {
     /// RFC 8935 section 2.4's error code (the IANA "Security Event Token Error Codes").
     var riscCode: String {
         switch self {
-        case .request, .failed: "invalid_request"
+        case .request, .stale, .failed: "invalid_request"
         case .key: "invalid_key"
         case .issuer: "invalid_issuer"
         case .audience: "invalid_audience"

@@ -10,6 +10,10 @@ public struct EventPolicy: Sendable {
     public var clockSkew: Int64 = 60
     /// As rule 1: a day and a minute.
     public var maxLifetime: Int64 = 86_400 + 60
+    /// The oldest `iat` accepted, in seconds before now: a captured event replayed after its
+    /// record (`jti`) was pruned would act again, so nothing older than the record is kept is
+    /// taken (`ProviderEventStore.maxEventAgeSeconds`).
+    public var maxAge: Int64 = ProviderEventStore.maxEventAgeSeconds
     public static let maxJTIBytes = 256
 
     public init(issuers: [String], audiences: [String], checksExpiry: Bool) {
@@ -27,19 +31,13 @@ public struct CheckedEvent: Sendable {
 }
 
 public enum EventTokens {
-    /// How a receiver may reach its issuer's keys.
-    public enum KeySource {
-        /// The key cache, fetching through `client` when the keys are missing or expired, and once
-        /// more for an unknown `kid` (as sign-in does).
-        case fetching(client: () -> HTTPClient)
-        /// The key cache as it stands, only while it is fresh: nothing may be fetched from here.
-        case cachedOnly
-    }
-
     /// Shape, header, signature, claims, in that order: garbage is refused before the store or the
-    /// network is touched.
+    /// network is touched. The keys come from the key cache, fetched through `client` when missing
+    /// or expired (an expired copy serves within the cache's grace when the fetch fails) and once
+    /// more for an unknown `kid`, as sign-in's are.
     public static func verify(
-        _ token: String, keysUrl: String, source: KeySource, policy: EventPolicy, context: RequestContext
+        _ token: String, keysUrl: String, client: @escaping () -> HTTPClient, policy: EventPolicy,
+        context: RequestContext
     ) throws(EventRefusal) -> CheckedEvent {
         let jws: CompactJWS
         do {
@@ -51,7 +49,7 @@ public enum EventTokens {
             throw EventRefusal(error)
         }
         guard jws.header["alg"]?.stringValue == "RS256" else { throw .key("event token alg is not RS256") }
-        try checkSignature(jws, keysUrl: keysUrl, source: source, context: context)
+        try checkSignature(jws, keysUrl: keysUrl, client: client, context: context)
         let claims: JSONValue
         do {
             claims = try jws.claims()
@@ -62,7 +60,7 @@ public enum EventTokens {
     }
 
     static func checkSignature(
-        _ jws: CompactJWS, keysUrl: String, source: KeySource, context: RequestContext
+        _ jws: CompactJWS, keysUrl: String, client: @escaping () -> HTTPClient, context: RequestContext
     ) throws(EventRefusal) {
         let db: Database
         do {
@@ -70,59 +68,37 @@ public enum EventTokens {
         } catch {
             throw .failed(error)
         }
-        switch source {
-        case .cachedOnly:
-            let cache = KeySetCache(db: db, settings: context.config.keyCache, client: context.httpClient)
-            let cached: JSONWebKeySet?
+        let cache = KeySetCache(db: db, settings: context.config.keyCache, client: client)
+        let keys: JSONWebKeySet
+        do {
+            keys = try cache.keys(url: keysUrl, now: context.now)
+        } catch {
+            throw .failed(error)
+        }
+        do {
+            try verifySignature(of: jws, with: keys)
+        } catch .unknownKeyID {
+            let fresh: JSONWebKeySet?
             do {
-                cached = try cache.freshKeys(url: keysUrl, now: context.now)
+                fresh = try cache.refetchForUnknownKey(url: keysUrl, now: context.now)
             } catch {
                 throw .failed(error)
             }
-            guard let keys = cached else {
-                throw .failed(.upstream("keys=unreachable: no fresh copy of \(KeySetCache.host(keysUrl)) and no apple.keysProxy"))
-            }
+            guard let fresh else { throw EventRefusal(.unknownKeyID(nil)) }
             do {
-                try verifySignature(of: jws, with: keys)
-            } catch .unknownKeyID {
-                // A key Apple began to use after the copy was made: only a fetch could tell.
-                throw .failed(.upstream("keys=unreachable: kid not in the cached set, and no apple.keysProxy"))
+                try verifySignature(of: jws, with: fresh)
             } catch {
                 throw EventRefusal(error)
             }
-        case .fetching(let client):
-            let cache = KeySetCache(db: db, settings: context.config.keyCache, client: client)
-            let keys: JSONWebKeySet
-            do {
-                keys = try cache.keys(url: keysUrl, now: context.now)
-            } catch {
-                throw .failed(error)
-            }
-            do {
-                try verifySignature(of: jws, with: keys)
-            } catch .unknownKeyID {
-                let fresh: JSONWebKeySet?
-                do {
-                    fresh = try cache.refetchForUnknownKey(url: keysUrl, now: context.now)
-                } catch {
-                    throw .failed(error)
-                }
-                guard let fresh else { throw EventRefusal(.unknownKeyID(nil)) }
-                do {
-                    try verifySignature(of: jws, with: fresh)
-                } catch {
-                    throw EventRefusal(error)
-                }
-            } catch {
-                throw EventRefusal(error)
-            }
+        } catch {
+            throw EventRefusal(error)
         }
     }
 
     /// `iss` one of `policy.issuers`; `aud` a string or an array naming at least one of
     /// `policy.audiences` (RFC 7519 4.1.3: the recipient must find itself there; a SET may be
     /// addressed to several of one project's clients); `iat` a NumericDate no later than the skew
-    /// allows; `nbf` likewise; with `checksExpiry`, `exp` when present after now less the skew, after
+    /// allows and no older than `policy.maxAge` (`stale`); `nbf` likewise; with `checksExpiry`, `exp` when present after now less the skew, after
     /// `iat`, within the lifetime; `jti` 1 to 256 printable ASCII characters; `events` present.
     public static func checkClaims(_ claims: JSONValue, policy: EventPolicy, now: UnixTime) throws(EventRefusal)
         -> CheckedEvent
@@ -139,6 +115,7 @@ public enum EventTokens {
         let latest = now.addingReportingOverflow(policy.clockSkew).overflow ? Int64.max : now + policy.clockSkew
         guard let issuedAt = try numericDate(claims["iat"], "iat") else { throw .request("token claim refused: iat missing") }
         guard issuedAt <= latest else { throw .request("token claim refused: iat: in the future") }
+        guard issuedAt >= now - policy.maxAge else { throw .stale }
         if let notBefore = try numericDate(claims["nbf"], "nbf"), notBefore > latest {
             throw .request("token claim refused: nbf: not yet valid")
         }

@@ -15,7 +15,7 @@ public enum GoogleRISC {
             // The raw SET, whatever the Content-Type (RFC 8935 sends application/secevent+jwt).
             let token = String(decoding: context.request.body, as: UTF8.self).trimmingASCIISpaces()
             let checked = try EventTokens.verify(
-                token, keysUrl: google.certsUrl, source: .fetching(client: context.httpClient),
+                token, keysUrl: google.certsUrl, client: context.httpClient,
                 policy: EventPolicy(issuers: issuers, audiences: google.clientIds, checksExpiry: false), context: context)
             let events = try RISCEvent.parse(events: checked.claims["events"], issuers: issuers)
             // RFC 8417's `toe`, the time of the event, when given; else when the SET was made.
@@ -38,6 +38,7 @@ public enum GoogleRISC {
         case .key: "The SET's signature or key was not accepted."
         case .issuer: "The SET's issuer is not Google."
         case .audience: "The SET is not addressed to this service's client ids."
+        case .stale: "The SET is older than this receiver accepts."
         }
     }
 
@@ -97,7 +98,7 @@ public enum GoogleRISC {
             // Google's guide: end sessions on `hijacking`; for every reason, no Google sign-in and
             // no recovery mail to the Google address until `account-enabled`.
             try ProviderEventStore.block(googleSubject: subject, at: actions.time, db: db)
-            if event.reason == "hijacking" { _ = try actions.endSessions(of: accountId) }
+            if event.reason == "hijacking" { try actions.takeBack(accountId) }
             if event.reason == "bulk-account" {
                 SysLog.warning("frontdoor endpoint=google-risc account=\(accountId) reason=bulk-account blocked")
             }

@@ -27,18 +27,27 @@ struct ProviderEventActions {
         try ProviderEventStore.endSessions(of: accountId, madeBy: time, db: db)
     }
 
+    /// Google takes the account back (`account-disabled` for hijacking): the sessions from before
+    /// the event end, and so do the passkeys they added (`PasskeyTakeback`).
+    func takeBack(_ accountId: String) throws(FrontdoorError) {
+        _ = try endSessions(of: accountId)
+        _ = try PasskeyTakeback.run(accountId, sessionsMadeBy: time, db: db, config: context.config, now: context.now)
+    }
+
     /// The provider says the person's account there is gone (Apple `account-delete(d)`, Google
-    /// `account-purged`). When it was the account's only way in, the account goes by the one
-    /// deletion every other deletion takes (audit row, `account.deleted`, the ledger line synced
-    /// before the commit), without revoking Apple: Apple has already invalidated the tokens.
-    /// Otherwise that identity goes and the sessions from before end.
+    /// `account-purged`). When it was the account's only way in (`WaysIn`: a passkey is one), the
+    /// account goes by the one deletion every other deletion takes (audit row, `account.deleted`,
+    /// the ledger line synced before the commit), without revoking Apple: Apple has already
+    /// invalidated the tokens. Otherwise that identity goes and the sessions from before end.
     mutating func providerDeleted(_ provider: ProviderEventStore.Provider, subject: String, accountId: String)
         throws(FrontdoorError)
     {
-        guard let doomed = try AccountDeletion.Doomed.read(accountId, db: db) else {
+        guard let doomed = try AccountDeletion.Doomed.read(accountId, db: db),
+            let ways = try WaysIn.of(accountId, db: db)
+        else {
             throw .internal("provider event: the identity's account was not there")
         }
-        if doomed.providers.allSatisfy({ $0 == provider.rawValue }) {
+        if !WaysIn.remain(ways, without: provider.rawValue) {
             try AccountDeletion.remove(
                 doomed, revocation: doomed.appleSubjects.isEmpty ? .notApplicable : .notRequested, revocationId: nil,
                 ledger: .append, auditKey: auditKey, db: db, config: context.config, now: context.now)

@@ -14,9 +14,15 @@ public enum ProviderEventStore {
         case echo
     }
 
-    /// Rows are kept this long: far past either sender's retries (Apple's `exp` is a day, Google's
-    /// retries are "limited"), and the self-check counts the last 30 days.
-    public static let keptSeconds: Int64 = 90 * 86_400
+    /// The oldest event (by `iat`) the receivers take: 89 days, far past either sender's retries
+    /// (Apple's `exp` is a day, Google's retries are "limited").
+    public static let maxEventAgeSeconds: Int64 = 89 * 86_400
+
+    /// Rows are kept this long after the event came: a day beyond the oldest event taken, more
+    /// than the clock skew a future `iat` is allowed, so any event that could still be taken has
+    /// its row while it can (a replay finds it and does nothing). The self-check counts the last
+    /// 30 days.
+    public static let keptSeconds: Int64 = maxEventAgeSeconds + 86_400
 
     /// Records the event's `jti` before anything it causes; false when it was there already (a
     /// repeat, which then only counts itself).

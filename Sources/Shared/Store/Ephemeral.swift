@@ -9,7 +9,7 @@
 /// | `nonce` (rule 5) | SHA-256 of the raw nonce | | | | |
 /// | `rateLimit` | HMAC of `<limit>/<window>:<value>` (`RateLimits.Limit`) | hits in the window | the window's start | | |
 /// | `oauthToken` | the cache key's UTF-8 (token URL, account, scope) | | | the token, sealed (`GoogleOAuth`) | |
-/// | `emailCode` | the ticket's hash | tries | when mailed | SHA-256(ticket hash ‖ code) (`Codes`) | |
+/// | `emailCode` | the ticket's hash | tries | when mailed | HMAC-SHA256(code key, ticket hash ‖ code) (`Codes`) | |
 /// | `relayAttempt` | nonce hash ‖ Apple token hash | | leased until | the ID token, sealed (`RelayAttempts`) | the relay uid |
 /// | `relaySend` | subject key ‖ nonce hash (`RelaySends`) | | when sent | | |
 /// | `providerEvent` (rule 16) | `<provider>:<jti>` in UTF-8 | repeats | when received | its types, UTF-8 | its outcome |

@@ -4,7 +4,7 @@ enum Migrations {
     static let scripts: [String] = [
         v1, v2, emailCodesAndLimits, accountDeletion, keyedRateLimits, reviewFixes, slidingSessions, relayWindow,
         eventOutbox, sealedUnderServerKey, outboxHeads, domainKeys, disabledAccounts,
-        providerEvents, ephemeralKinds, passkeys,
+        providerEvents, ephemeralKinds, passkeys, passkeySessions,
     ]
 
     /// What a script leaves to Swift, run right after it in the same transaction.
@@ -373,5 +373,16 @@ enum Migrations {
         CREATE TABLE passkeys (credential_id BLOB PRIMARY KEY, account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE, public_key BLOB NOT NULL, sign_count INTEGER NOT NULL, backup_eligible INTEGER NOT NULL, backup_state INTEGER NOT NULL, transports TEXT NOT NULL, name TEXT, created_at INTEGER NOT NULL, last_used_at INTEGER, counter_regressions INTEGER NOT NULL DEFAULT 0, backup_changes INTEGER NOT NULL DEFAULT 0) STRICT, WITHOUT ROWID;
         CREATE INDEX passkeys_account ON passkeys(account_id);
         ALTER TABLE accounts ADD COLUMN passkey_handle BLOB;
+        """
+
+    /// Issue 29: which session added each passkey (its public id) and when that session was made,
+    /// so that a takeback (a reset, signing out everywhere, a join by code that ends the sessions,
+    /// Google's hijacking event, the operator's disable or sign-out) removes every passkey that a
+    /// session from before it added, even one already signed out (`PasskeyTakeback`). A passkey
+    /// from before this version gets 0: the session that added it is unknown, so any takeback
+    /// removes it.
+    static let passkeySessions = """
+        ALTER TABLE passkeys ADD COLUMN session_id TEXT;
+        ALTER TABLE passkeys ADD COLUMN session_made_at INTEGER NOT NULL DEFAULT 0;
         """
 }

@@ -106,7 +106,13 @@ enum PostgresMigrations {
 
     /// Versions after the baseline, each a list of statements; version `baselineVersion + i + 1`
     /// is `later[i]`. A version that SQLite's `Migrations` adds gets its entry here too.
-    static let later: [[String]] = []
+    static let later: [[String]] = [
+        // 17, `Migrations.passkeySessions`: which session added each passkey, and when it was made.
+        [
+            #"ALTER TABLE passkeys ADD COLUMN session_id text COLLATE "C""#,
+            "ALTER TABLE passkeys ADD COLUMN session_made_at bigint NOT NULL DEFAULT 0",
+        ],
+    ]
 
     /// The version this code brings a store to; the same as SQLite's.
     static var currentVersion: Int { baselineVersion + later.count }

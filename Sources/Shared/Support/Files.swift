@@ -93,4 +93,23 @@ public enum Files {
         }
         return true
     }
+
+    /// Writes `bytes` to `path` under a temporary name, then renames it into place, so a reader
+    /// (nginx) never sees half a file.
+    public static func replace(_ path: String, with bytes: [UInt8], mode: mode_t) throws(FrontdoorError) {
+        let temporary = path + ".tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw .internal("cannot create \(temporary) (errno \(errno))") }
+        let written = writeAll(fd, bytes) && fchmod(fd, mode) == 0
+        let code = errno
+        guard close(fd) == 0, written else {
+            unlink(temporary)
+            throw .internal("cannot write \(temporary) (errno \(code))")
+        }
+        guard rename(temporary, path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw .internal("cannot put \(path) in place (errno \(code))")
+        }
+    }
 }

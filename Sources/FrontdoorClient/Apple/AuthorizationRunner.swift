@@ -1,0 +1,61 @@
+#if canImport(AuthenticationServices)
+import AuthenticationServices
+import Foundation
+
+/// Runs one `ASAuthorizationController` request in async Swift: the authorization, or nil when
+/// the person backed out (`AuthorizationOutcome` decides). Not compiled here: see docs/clients.md.
+@MainActor
+final class AuthorizationRunner: NSObject {
+    private let anchor: ASPresentationAnchor
+    private var continuation: CheckedContinuation<Handed, any Error>?
+    /// The controller lives as long as its sheet.
+    private var controller: ASAuthorizationController?
+
+    init(anchor: ASPresentationAnchor) {
+        self.anchor = anchor
+    }
+
+    func run(_ request: ASAuthorizationRequest, appleSignIn: Bool) async throws(FrontdoorError) -> ASAuthorization? {
+        let controller = ASAuthorizationController(authorizationRequests: [request])
+        controller.delegate = self
+        controller.presentationContextProvider = self
+        self.controller = controller
+        defer { self.controller = nil }
+        do {
+            return try await withCheckedThrowingContinuation { continuation in
+                self.continuation = continuation
+                controller.performRequests()
+            }.authorization
+        } catch {
+            let failed = error as NSError
+            guard failed.domain == ASAuthorizationError.errorDomain else { throw .authorizationFailed(code: failed.code) }
+            if let failure = AuthorizationOutcome.failure(code: failed.code, appleSignIn: appleSignIn) { throw failure }
+            return nil
+        }
+    }
+}
+
+/// The authorization on its way from the delegate to `run`: both on the main actor, so nothing is
+/// shared, which the compiler cannot see through a continuation.
+struct Handed: @unchecked Sendable {
+    let authorization: ASAuthorization
+}
+
+extension AuthorizationRunner: @preconcurrency ASAuthorizationControllerDelegate {
+    func authorizationController(
+        controller: ASAuthorizationController, didCompleteWithAuthorization authorization: ASAuthorization
+    ) {
+        continuation?.resume(returning: Handed(authorization: authorization))
+        continuation = nil
+    }
+
+    func authorizationController(controller: ASAuthorizationController, didCompleteWithError error: any Error) {
+        continuation?.resume(throwing: error)
+        continuation = nil
+    }
+}
+
+extension AuthorizationRunner: @preconcurrency ASAuthorizationControllerPresentationContextProviding {
+    func presentationAnchor(for controller: ASAuthorizationController) -> ASPresentationAnchor { anchor }
+}
+#endif

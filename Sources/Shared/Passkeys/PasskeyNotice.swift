@@ -1,0 +1,58 @@
+/// The mail that tells the person a passkey was added to their account (issue 29), so that one a
+/// stolen session added is seen: what was added, when, from which device, and what to do if it
+/// was not them. It goes after the answer and never holds it, and only to the account's own
+/// address when it may be mailed (as a code may); an account without one gets none. It carries
+/// no link: nothing in it signs anyone in.
+struct PasskeyNotice {
+    let to: String
+    let passkeyName: String?
+    let deviceName: String?
+    let addedAt: UnixTime
+
+    /// Read in the registration's transaction; nil when no mail may go.
+    static func read(
+        _ session: LiveSession, passkeyName: String?, db: Database, now: UnixTime
+    ) throws(FrontdoorError) -> PasskeyNotice? {
+        guard let account = try db.query(
+            "SELECT email, email_key FROM accounts WHERE id = ?", [.text(session.accountId)]
+        ).first, let email = account.text(0), EmailAddress.isMailable(email, key: account.text(1)),
+            try MailWithheld.reason(session.accountId, db: db) == nil
+        else { return nil }
+        let device = try db.query(
+            "SELECT device_name FROM sessions WHERE session_id = ?", [.text(session.sessionId)]
+        ).first?.text(0)
+        return PasskeyNotice(to: email, passkeyName: passkeyName, deviceName: device, addedAt: now)
+    }
+
+    /// After the answer; the outcome goes to syslog, never the address.
+    func send(_ context: RequestContext) {
+        guard context.config.mail != nil else {
+            SysLog.info("frontdoor endpoint=passkey notice not sent: no mail configured")
+            return
+        }
+        do throws(FrontdoorError) {
+            try context.mailer().send(message, now: addedAt)
+            SysLog.info("frontdoor endpoint=passkey notice sent")
+        } catch {
+            SysLog.warning("frontdoor endpoint=passkey notice not sent: \(error.detail ?? error.code.rawValue)")
+        }
+    }
+
+    var message: MailMessage {
+        let what = passkeyName.map { "A passkey named \"\($0)\"" } ?? "A passkey"
+        let device = deviceName.map { "a signed-in device that calls itself \"\($0)\"" }
+            ?? "a signed-in device that did not give its name"
+        return MailMessage(
+            to: to, subject: "A passkey was added to your account",
+            text: """
+                \(what) was added to your account on \(MailMessage.date(addedAt)), from \(device).
+                It can now sign in to your account.
+
+                If that was you, there is nothing to do.
+
+                If it was not you, someone else may be signed in to your account. Open the app and sign
+                out of every device, or reset your password: either one removes every passkey added
+                before it, this one included. Then sign in again and add your own passkeys again.
+                """)
+    }
+}

@@ -1,0 +1,581 @@
+#!/usr/bin/env python3
+"""The web kit in a real browser (rule 21; docs/testing.md, "The web kit in a browser").
+
+Debian's headless Chromium through its chromedriver, driven by Selenium, against the sign-in page
+served by the real stack (nginx + fcgiwrap + the programs) and the development provider's
+stand-ins for Apple's and Google's scripts. KitBrowserTests starts both and runs this script;
+it prints one line per check and "kit-browser: N passed, M failed", and exits 1 on a failure.
+Screenshots of each screen at phone size go to --artifacts.
+"""
+import argparse
+import json
+import os
+import sys
+import time
+import traceback
+import urllib.request
+
+from axe_selenium_python import Axe
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.common.virtual_authenticator import VirtualAuthenticatorOptions
+
+IPHONE_UA = ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+             "Version/17.5 Mobile/15E148 Safari/604.1")
+ANDROID_UA = ("Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) "
+              "Chrome/156.0.0.0 Mobile Safari/537.36")
+PHONE = {"width": 393, "height": 852, "pixelRatio": 1, "touch": True, "mobile": True}
+SERIOUS = ("serious", "critical")
+
+args = None
+passed = 0
+failed = 0
+
+
+def check(name, ok, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+        print(f"ok   {name}")
+    else:
+        failed += 1
+        print(f"FAIL {name}: {detail}")
+    sys.stdout.flush()
+    return ok
+
+
+def driver(kind, language="en-US"):
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/lib/chromium/chromium"
+    for arg in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                "--window-size=1024,900", f"--lang={language}", "--no-first-run"]:
+        options.add_argument(arg)
+    options.add_experimental_option("prefs", {"intl.accept_languages": language})
+    if kind == "iphone":
+        options.add_experimental_option("mobileEmulation", {"deviceMetrics": PHONE, "userAgent": IPHONE_UA})
+    elif kind == "android":
+        options.add_experimental_option("mobileEmulation", {"deviceMetrics": PHONE, "userAgent": ANDROID_UA})
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    d = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
+    d.set_script_timeout(30)
+    return d
+
+
+def wait(d, condition, timeout=10, what="condition"):
+    end = time.time() + timeout
+    while time.time() < end:
+        try:
+            value = condition()
+            if value:
+                return value
+        except Exception:  # an element not there yet
+            pass
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def open_page(d):
+    d.get(args.base + "/auth/kit/signin.html")
+    wait(d, lambda: d.execute_script("return document.documentElement.dataset.ready === 'yes'"), 15, "the page")
+
+
+def screen(d):
+    return d.execute_script("const s = [...document.querySelectorAll('.screen')].find(s => !s.hidden); return s && s.id")
+
+
+def wait_screen(d, name, timeout=15):
+    wait(d, lambda: screen(d) == f"screen-{name}", timeout, f"screen-{name} (on {screen(d)})")
+
+
+def by(d, css):
+    return d.find_element(By.CSS_SELECTOR, css)
+
+
+def tap(d, css):
+    """Clicks an element after scrolling it to the middle of the screen: under mobile emulation a
+    click chromedriver scrolls to by itself can land on the element below."""
+    element = by(d, css)
+    d.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+    element.click()
+
+
+def text(d, css):
+    return by(d, css).text
+
+
+def shot(d, name):
+    os.makedirs(args.artifacts, exist_ok=True)
+    d.save_screenshot(os.path.join(args.artifacts, name + ".png"))
+
+
+def snapshot(d):
+    """What the person could notice: the page's markup, the values typed, what has focus."""
+    return d.execute_script("""
+        const a = document.activeElement;
+        // chromedriver marks a frame it has switched into (cd_frame_id_): not the page's doing.
+        return { html: document.querySelector('main').outerHTML.replace(/ cd_frame_id_="[^"]*"/g, ''),
+                 values: [...document.querySelectorAll('input')].map(i => i.id + '=' + i.value),
+                 focus: a ? a.tagName + '#' + a.id + '.' + (a.getAttribute('role') || '') + '@' + (a.parentElement && a.parentElement.id) : null,
+                 screen: [...document.querySelectorAll('.screen')].filter(s => !s.hidden).map(s => s.id) };""")
+
+
+def axe_check(d, name):
+    axe = Axe(d)
+    axe.inject()
+    results = axe.run(options=json.dumps({"runOnly": {"type": "tag", "values": [
+        "wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]}}))
+    bad = [v for v in results["violations"] if v.get("impact") in SERIOUS]
+    check(f"axe finds nothing serious on {name}", not bad, axe.report(bad))
+
+
+def targets_check(d, name):
+    small = d.execute_script("""
+        return [...document.querySelectorAll('button, input, a, [role=button]')].filter(e => {
+            if (e.closest('.provider-slot')) return false;   // the providers' own sizes
+            const r = e.getBoundingClientRect();
+            return r.width > 0 && r.height > 0 && (r.width < 44 || r.height < 44);
+        }).map(e => (e.id || e.textContent.trim()) + ' ' + Math.round(e.getBoundingClientRect().width) + 'x' +
+                    Math.round(e.getBoundingClientRect().height));""")
+    check(f"every target on {name} is at least 44 by 44", not small, small)
+
+
+def resources(d):
+    return d.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
+
+
+def mail_code():
+    with urllib.request.urlopen(args.provider + "/mail/code", timeout=5) as answer:
+        return answer.read().decode().strip()
+
+
+def popup(d, main):
+    wait(d, lambda: len(d.window_handles) == 2, 10, "the provider's window")
+    other = [h for h in d.window_handles if h != main][0]
+    d.switch_to.window(other)
+    return other
+
+
+def back_to(d, main):
+    wait(d, lambda: len(d.window_handles) == 1, 10, "the window to close")
+    d.switch_to.window(main)
+
+
+def apple_sheet(d, email=None, cancel=False, close=False):
+    """Taps Apple's button and answers Apple's window: Continue as `email`, its Cancel, or closing
+    the window itself."""
+    main = d.current_window_handle
+    tap(d, "#appleid-signin [role=button]")
+    popup(d, main)
+    if close:
+        d.close()
+    elif cancel:
+        tap(d, "#apple-cancel")
+    else:
+        field = by(d, "#apple-email")
+        field.clear()
+        field.send_keys(email)
+        tap(d, "#apple-continue")
+    back_to(d, main)
+
+
+def google_sheet(d, email=None, cancel=False):
+    """Taps the button in Google's frame and answers Google's window (Continue as `email`, or the
+    window closed)."""
+    main = d.current_window_handle
+    d.switch_to.frame(by(d, "#slot-google iframe"))
+    tap(d, "#gsi-button")
+    d.switch_to.default_content()
+    popup(d, main)
+    if cancel:
+        d.close()
+    else:
+        field = by(d, "#google-email")
+        field.clear()
+        field.send_keys(email)
+        tap(d, "#google-continue")
+    back_to(d, main)
+
+
+def fill(d, css, value):
+    field = by(d, css)
+    field.clear()
+    field.send_keys(value)
+
+
+def strings(language):
+    with open(os.path.join(args.kit, "lang", language + ".json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+# ---- The scenarios.
+
+def iphone():
+    en = strings("en")
+    d = driver("iphone")
+    try:
+        open_page(d)
+        check("iPhone: Apple's button is shown", by(d, "#slot-apple").is_displayed()
+              and by(d, "#appleid-signin [role=button]").get_attribute("aria-label") == "Continue with Apple")
+        check("iPhone: no Google button", not by(d, "#slot-google").is_displayed()
+              and not d.find_elements(By.CSS_SELECTOR, "#slot-google iframe"))
+        check("iPhone: nothing asked of Google", not [r for r in resources(d) if "/google/" in r], resources(d))
+        foreign = [r for r in resources(d) if not r.startswith(args.base)
+                   and r != args.provider + "/kit-standins/apple/1/en_US/appleid.auth.js"]
+        check("iPhone: no request but ours and Apple's script", not foreign, foreign)
+        shot(d, "signin-iphone")
+        axe_check(d, "the sign-in screen (iPhone)")
+        targets_check(d, "the sign-in screen (iPhone)")
+
+        # Closing Apple's sheet: the page exactly as it was, focus on the button, no message.
+        d.execute_script("document.addEventListener('AppleIDSignInOnFailure', e => { window.appleFailure = e.detail.error; });"
+                         "document.querySelector('#appleid-signin [role=button]').focus();")
+        for how, error in [("close", "popup_closed_by_user"), ("cancel", "user_cancelled_authorize")]:
+            d.execute_script("window.appleFailure = null;")
+            before = snapshot(d)
+            apple_sheet(d, close=how == "close", cancel=how == "cancel")
+            wait(d, lambda: d.execute_script("return window.appleFailure"), 5, "Apple's rejection")
+            check(f"iPhone: Apple's window ({how}) rejects with {error}",
+                  d.execute_script("return window.appleFailure") == error, d.execute_script("return window.appleFailure"))
+            time.sleep(0.3)
+            after = snapshot(d)
+            check(f"iPhone: backing out of Apple's sheet ({how}) changes nothing on the page", before == after,
+                  f"{before} != {after}")
+
+        apple_sheet(d, "ada.apple@example.org")
+        wait_screen(d, "account")
+        check("iPhone: Apple's sign-in lands in the account", "ada.apple@example.org" in text(d, "#account-who"),
+              text(d, "#account-who"))
+        shot(d, "account-iphone")
+        axe_check(d, "the account screen")
+        targets_check(d, "the account screen")
+
+        tap(d, "#delete-start")
+        wait_screen(d, "delete")
+        check("iPhone: deleting an Apple account says Apple will ask", by(d, "#delete-apple").is_displayed())
+        shot(d, "delete-iphone")
+        axe_check(d, "the delete screen")
+        main = d.current_window_handle
+        tap(d, "#delete-confirm")
+        popup(d, main)
+        fill(d, "#apple-email", "ada.apple@example.org")
+        tap(d, "#apple-continue")
+        back_to(d, main)
+        wait_screen(d, "deleted")
+        check("iPhone: the deletion revokes with Apple's fresh authorization",
+              text(d, "#deleted-apple") == en["ui"]["deletedAppleScheduled"], text(d, "#deleted-apple"))
+        shot(d, "deleted-iphone")
+        axe_check(d, "the deleted screen")
+
+        # Closing Apple's window while deleting deletes all the same, and says how to remove the app.
+        tap(d, "#deleted-again")
+        wait_screen(d, "signin")
+        apple_sheet(d, "bea.apple@example.org")
+        wait_screen(d, "account")
+        tap(d, "#delete-start")
+        wait_screen(d, "delete")
+        main = d.current_window_handle
+        tap(d, "#delete-confirm")
+        popup(d, main)
+        tap(d, "#apple-cancel")
+        back_to(d, main)
+        wait_screen(d, "deleted")
+        check("iPhone: closing Apple's window deletes anyway and says where to remove the app",
+              text(d, "#deleted-apple") == en["ui"]["deletedAppleNotRequested"], text(d, "#deleted-apple"))
+        logs = [entry["message"] for entry in d.get_log("browser") if "script-src" in entry["message"]]
+        check("iPhone: no script refused by the CSP", not logs, logs)
+    finally:
+        d.quit()
+
+
+def android():
+    en = strings("en")
+    d = driver("android")
+    try:
+        open_page(d)
+        check("Android: Google's button is shown", by(d, "#slot-google iframe").is_displayed())
+        check("Android: no Apple button", not by(d, "#slot-apple").is_displayed())
+        check("Android: nothing asked of Apple", not [r for r in resources(d) if "/apple/" in r], resources(d))
+        foreign = [r for r in resources(d) if not r.startswith(args.base)
+                   and not r.startswith(args.provider + "/kit-standins/google/gsi/")]
+        check("Android: no request but ours and Google's (its script, style sheet and button)", not foreign, foreign)
+        shot(d, "signin-android")
+        axe_check(d, "the sign-in screen (Android)")
+        targets_check(d, "the sign-in screen (Android)")
+
+        d.execute_script("document.querySelector('#slot-google iframe').focus();")
+        before = snapshot(d)
+        google_sheet(d, cancel=True)
+        time.sleep(0.6)
+        after = snapshot(d)
+        check("Android: closing Google's sheet changes nothing on the page", before == after, f"{before} != {after}")
+
+        google_sheet(d, "ada.google@gmail.com")
+        wait_screen(d, "account")
+        check("Android: Google's sign-in lands in the account", "ada.google@gmail.com" in text(d, "#account-who"),
+              text(d, "#account-who"))
+        shot(d, "account-android")
+        tap(d, "#sign-out")
+        wait_screen(d, "signin")
+        check("Android: signing out says so", text(d, "#signin-note") == en["ui"]["signedOut"])
+
+        # proof_required: a password account's address, then Google with the same address.
+        fill(d, "#email", "grace.proof@gmail.com")
+        fill(d, "#password", args.password)
+        tap(d, "#register-submit")
+        wait_screen(d, "account")
+        tap(d, "#sign-out")
+        wait_screen(d, "signin")
+        google_sheet(d, "grace.proof@gmail.com")
+        wait_screen(d, "proof")
+        check("Android: joining an unproven address asks for proof", by(d, "#form-proof-password").is_displayed()
+              and by(d, "#proof-send").is_displayed())
+        shot(d, "proof-android")
+        axe_check(d, "the proof screen")
+        targets_check(d, "the proof screen")
+        fill(d, "#proof-password", args.password)
+        tap(d, "#form-proof-password button")
+        wait_screen(d, "account")
+        check("Android: the proof joins Google to the account", "grace.proof@gmail.com" in text(d, "#account-who"))
+
+        # An address Google does not speak for: proof by a code mailed to it, then the join.
+        tap(d, "#sign-out")
+        wait_screen(d, "signin")
+        fill(d, "#email", "lin.proof@example.org")
+        fill(d, "#password", args.password)
+        tap(d, "#register-submit")
+        wait_screen(d, "account")
+        tap(d, "#sign-out")
+        wait_screen(d, "signin")
+        google_sheet(d, "lin.proof@example.org")
+        wait_screen(d, "proof")
+        check("Android: only a code proves an address Google does not speak for",
+              not by(d, "#form-proof-password").is_displayed() and by(d, "#proof-send").is_displayed())
+        earlier = last_mail()
+        tap(d, "#proof-send")
+        wait(d, lambda: by(d, "#proof-code").is_displayed(), 10, "the code field")
+        wait(d, lambda: last_mail() != earlier, 10, "the code's mail")
+        fill(d, "#proof-code", mail_code())
+        tap(d, "#form-proof-code button")
+        wait_screen(d, "account")
+        check("Android: the code joins Google to the account", "lin.proof@example.org" in text(d, "#account-who"))
+    finally:
+        d.quit()
+
+
+def phone_email_and_passkeys():
+    en = strings("en")
+    d = driver("android")
+    try:
+        open_page(d)
+        # The hint on leaving the field, then as it is typed (after the pause), before submitting.
+        fill(d, "#email", "bob@hotmial.com")
+        tap(d, "#password")
+        wait(d, lambda: by(d, "#hint-accept").is_displayed(), 3, "the hint on leaving the field")
+        check("the hint on leaving the field", text(d, "#hint-accept") == "bob@hotmail.com", text(d, "#hint-accept"))
+        fill(d, "#email", "ada@gmial.com")
+        wait(d, lambda: text(d, "#hint-accept") == "ada@gmail.com", 3, "the hint as it is typed")
+        check("a typed ada@gmial.com shows the hint before submitting", screen(d) == "screen-signin"
+              and text(d, "#email-hint").startswith(en["ui"]["hintDidYouMean"]))
+        shot(d, "hint-android")
+        axe_check(d, "the sign-in screen with the hint")
+        targets_check(d, "the sign-in screen with the hint")
+        tap(d, "#hint-accept")
+        check("one tap accepts the hint", by(d, "#email").get_attribute("value") == "ada@gmail.com"
+              and not d.find_elements(By.CSS_SELECTOR, "#hint-accept"))
+        fill(d, "#password", args.password)
+        tap(d, "#register-submit")
+        wait_screen(d, "account")
+        check("the accepted hint registers ada@gmail.com", "ada@gmail.com" in text(d, "#account-who"),
+              text(d, "#account-who"))
+
+        # A passkey through Chromium's virtual authenticator: the address is proven first.
+        options = VirtualAuthenticatorOptions()
+        options.protocol = VirtualAuthenticatorOptions.Protocol.CTAP2
+        options.transport = VirtualAuthenticatorOptions.Transport.INTERNAL
+        options.has_resident_key = True
+        options.has_user_verification = True
+        options.is_user_verified = True
+        options.is_user_consenting = True
+        d.add_virtual_authenticator(options)
+        tap(d, "#add-passkey")
+        wait_screen(d, "verify")
+        shot(d, "verify-android")
+        axe_check(d, "the verify screen")
+        tap(d, "#verify-send")
+        wait(d, lambda: by(d, "#verify-code").is_displayed(), 10, "the code field")
+        fill(d, "#verify-code", mail_code())
+        tap(d, "#form-verify-code button")
+        wait_screen(d, "account")
+        tap(d, "#add-passkey")
+        wait(d, lambda: text(d, "#account-note") == en["ui"]["passkeyAdded"], 15, "the passkey")
+        check("a passkey registers through the virtual authenticator", len(d.get_credentials()) == 1
+              and len(d.find_elements(By.CSS_SELECTOR, "#passkey-list button")) == 1)
+        shot(d, "account-passkey-android")
+        axe_check(d, "the account screen with a passkey")
+        # The autofill (conditional mediation): signed out, the page offers the passkey at once,
+        # and the virtual authenticator, unlike a person, picks it without being asked.
+        before = kept_session(d)
+        tap(d, "#sign-out")
+        wait(d, lambda: screen(d) == "screen-account" and kept_session(d) not in (None, before), 15, "the autofill")
+        check("the passkey autofill signs in", "ada@gmail.com" in text(d, "#account-who"), text(d, "#account-who"))
+        # The passkey button; the authenticator first refuses (user verification fails), which
+        # answers the autofill with a refusal the page keeps to itself.
+        d.set_user_verified(False)
+        tap(d, "#sign-out")
+        wait_screen(d, "signin")
+        time.sleep(1)
+        check("a refused passkey says nothing", screen(d) == "screen-signin" and not text(d, "#signin-error"),
+              text(d, "#signin-error"))
+        d.set_user_verified(True)
+        tap(d, "#passkey-signin")
+        wait_screen(d, "account")
+        check("the passkey button signs in", "ada@gmail.com" in text(d, "#account-who"), text(d, "#account-who"))
+        d.remove_virtual_authenticator()
+        tap(d, "#sign-out")
+        wait_screen(d, "signin")
+
+        # Forgot password: a code by mail, a new password, signed in.
+        tap(d, "#forgot")
+        wait_screen(d, "reset")
+        shot(d, "reset-android")
+        axe_check(d, "the reset screen")
+        targets_check(d, "the reset screen")
+        fill(d, "#reset-email", "ada@gmail.com")
+        earlier = last_mail()
+        tap(d, "#form-reset-request button")
+        wait(d, lambda: by(d, "#reset-code").is_displayed(), 10, "the reset code field")
+        # The reset mail goes out a moment after the answer (mail.resetDelaySeconds).
+        wait(d, lambda: last_mail() != earlier, 15, "the reset mail")
+        code = mail_code()
+        fill(d, "#reset-code", code)
+        fill(d, "#reset-password", args.password + " anew")
+        tap(d, "#form-reset-confirm button")
+        wait_screen(d, "account")
+        check("a reset by code signs in", "ada@gmail.com" in text(d, "#account-who"))
+        tap(d, "#sign-out")
+        wait_screen(d, "signin")
+
+        # Errors: one sentence each, announced (role=alert).
+        fill(d, "#email", "ada@gmail.com")
+        fill(d, "#password", "not the password at all")
+        tap(d, "#signin-submit")
+        wait(d, lambda: text(d, "#signin-error"), 10, "the refusal")
+        check("a wrong password is said as one sentence", text(d, "#signin-error") == en["errors"]["invalid_credentials"]
+              and by(d, "#signin-error").get_attribute("role") == "alert", text(d, "#signin-error"))
+        fill(d, "#email", "short.password@example.org")
+        fill(d, "#password", "abc")
+        tap(d, "#register-submit")
+        wait(d, lambda: text(d, "#signin-error") not in ("", en["errors"]["invalid_credentials"]), 10,
+             "the password refusal")
+        said = text(d, "#signin-error")
+        check("a refused password's reason is a sentence",
+              said in [r.replace("{minLength}", str(m)) for r in en["reasons"].values() for m in range(8, 65)]
+              or said == en["errors"]["invalid_password"], said)
+        shot(d, "error-android")
+    finally:
+        d.quit()
+
+
+def kept_session(d):
+    return d.execute_script("const s = sessionStorage.getItem('frontdoor.session'); return s && JSON.parse(s).sessionToken")
+
+
+def last_mail():
+    try:
+        with urllib.request.urlopen(args.provider + "/mail/last", timeout=5) as answer:
+            return answer.read().decode()
+    except Exception:
+        return ""
+
+
+def desktop():
+    d = driver("desktop")
+    try:
+        open_page(d)
+        check("desktop: both buttons", by(d, "#slot-apple").is_displayed() and by(d, "#slot-google iframe").is_displayed())
+        axe_check(d, "the sign-in screen (desktop)")
+
+        # The typo vectors, through the module in the browser.
+        with open(args.vectors, encoding="utf-8") as f:
+            cases = json.load(f)["cases"]
+        got = d.execute_async_script("""
+            const [cases, done] = arguments;
+            import('/auth/kit/frontdoor.js').then(async (m) => {
+                const table = await m.loadTypoTable();
+                done(cases.map(c => m.typoSuggestion(c.typed, table)));
+            }).catch(e => done(String(e)));""", cases)
+        wrong = [(c["typed"], c["suggestion"], g) for c, g in zip(cases, got)] if isinstance(got, list) else got
+        wrong = [w for w in wrong if w[1] != w[2]] if isinstance(wrong, list) else wrong
+        check(f"the JS typo check passes the {len(cases)} vectors", not wrong, wrong)
+
+        # Every code the server can give has its own sentence, in both languages.
+        with open(args.codes, encoding="utf-8") as f:
+            codes = json.load(f)
+        said = d.execute_async_script("""
+            const [codes, done] = arguments;
+            import('/auth/kit/signin.js').then(async (page) => {
+                const fr = await (await fetch('/auth/kit/lang/fr.json')).json();
+                done({ en: codes.map(c => page.sentence({ code: c })), fr: codes.map(c => fr.errors[c] || null),
+                       unknown: page.sentence({ code: 'no such code' }) });
+            }).catch(e => done(String(e)));""", codes)
+        missing = [c for c, s in zip(codes, said["en"]) if not s or s == said["unknown"]]
+        missing += [c + " (fr)" for c, s in zip(codes, said["fr"]) if not s]
+        check(f"every one of the {len(codes)} server error codes has its sentence", not missing, missing)
+
+        with urllib.request.urlopen(args.base + "/auth/kit/signin.html", timeout=5) as answer:
+            policy = answer.headers.get("Content-Security-Policy", "")
+        check("the page's CSP allows no inline script or style", "default-src 'none'" in policy
+              and "unsafe-inline" not in policy and "script-src 'self' " in policy, policy)
+    finally:
+        d.quit()
+
+
+def french():
+    fr = strings("fr")
+    d = driver("iphone", language="fr-FR")
+    try:
+        open_page(d)
+        check("and Apple's button speaks French", by(d, "#appleid-signin [role=button]").get_attribute("aria-label")
+              == "Continuer avec Apple")
+        check("a French browser gets the French page", d.title == fr["ui"]["title"]
+              and text(d, "#signin-title") == fr["ui"]["title"] and d.execute_script("return document.documentElement.lang") == "fr")
+        fill(d, "#email", "personne@example.org")
+        fill(d, "#password", "pas le bon mot de passe")
+        tap(d, "#signin-submit")
+        wait(d, lambda: text(d, "#signin-error"), 10, "the refusal")
+        check("and its sentences", text(d, "#signin-error") == fr["errors"]["invalid_credentials"], text(d, "#signin-error"))
+        shot(d, "signin-iphone-fr")
+        axe_check(d, "the French sign-in screen")
+    finally:
+        d.quit()
+
+
+def main():
+    global args
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--base", required=True, help="the stack, as http://localhost:PORT")
+    parser.add_argument("--provider", required=True, help="the development provider's base URL")
+    parser.add_argument("--artifacts", required=True, help="where the screenshots go")
+    parser.add_argument("--kit", required=True, help="kits/web")
+    parser.add_argument("--codes", required=True, help="a JSON list of every error code the server can give")
+    parser.add_argument("--vectors", required=True, help="Tests/Vectors/typos/vectors.json")
+    parser.add_argument("--password", required=True, help="the password the accounts are made with")
+    parser.add_argument("--only", default="", help="a comma-separated list of scenarios")
+    args = parser.parse_args()
+    scenarios = {"iphone": iphone, "android": android, "phone": phone_email_and_passkeys, "desktop": desktop,
+                 "french": french}
+    for name, scenario in scenarios.items():
+        if args.only and name not in args.only.split(","):
+            continue
+        try:
+            scenario()
+        except Exception as error:
+            check(f"scenario {name} ran to its end", False, "".join(traceback.format_exception(error)))
+    print(f"kit-browser: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
