@@ -176,6 +176,12 @@ check "the site serves /auth/openapi.json as cacheable application/json" \
     "printf '%s' \"\$headers\" | grep -q '^HTTP/1.1 200' && printf '%s' \"\$headers\" | grep -qi '^Content-Type: application/json' &&
      printf '%s' \"\$headers\" | grep -qi '^Cache-Control: .*max-age=[1-9]' && ! printf '%s' \"\$headers\" | grep -qi 'no-store' &&
      cmp -s '$work/openapi.json' openapi/openapi.json"
+for path in /auth/kit/missing.html /auth/kit/missing.js; do
+    headers=$(curl -s -D - -o "$work/missing.json" "$url$path")
+    check "a missing $path is a 404 in JSON, whatever its extension" \
+        "printf '%s' \"\$headers\" | grep -q '^HTTP/1.1 404' && printf '%s' \"\$headers\" | grep -qi '^Content-Type: application/json' &&
+         grep -q not_found '$work/missing.json'"
+done
 headers=$(curl -s -D - -o "$work/openapi-post.json" -X POST "$url/auth/openapi.json")
 check "/auth/openapi.json refuses POST with 405 in JSON, Allow: GET, HEAD" \
     "printf '%s' \"\$headers\" | grep -q '^HTTP/1.1 405' && printf '%s' \"\$headers\" | grep -qi '^Allow: GET, HEAD' &&
