@@ -5,10 +5,10 @@ VAR := $(CURDIR)/var
 PORT ?= 8080
 DEV_PORT ?= 8081
 # SQLite is built from Debian's source package by scripts/sqlite-deps (docs/sqlite.md): curl
-# fetches it, gpgv and the keyring check unstable's index when the pin is gone, xz-utils and
+# fetches it (and scripts/password-list's .deb; pip its wheels, python3 builds the list), gpgv and the keyring check unstable's index when the pin is gone, xz-utils and
 # patch unpack it, gcc and make build it.
 APT_PACKAGES := libssl-dev libcurl4-openssl-dev libsodium-dev pkg-config nginx fcgiwrap curl binutils python3 \
-    gcc make patch xz-utils gpgv debian-archive-keyring python3-venv chromium chromium-driver
+    gcc make patch xz-utils gpgv debian-archive-keyring python3-venv chromium chromium-driver python3-pip
 # The servers the PostgreSQL tests start under a folder of their own (scripts/pg-stack): installed
 # without the cluster and the pgbouncer service Debian would otherwise create and start.
 PG_PACKAGES := postgresql pgbouncer
@@ -49,7 +49,8 @@ LOG_DIR := $(VAR)/test-logs
 FUZZ_SECONDS ?= 60
 
 # Installs the Debian packages the build and the tests need, when root and when missing, and
-# builds the SQLite frontdoor links (.build/sqlite/current; reused until deps/ changes).
+# builds the SQLite frontdoor links (.build/sqlite/current) and the list of common passwords
+# (.build/passwords/current, docs/security.md); each reused until its pin or script changes.
 # PostgreSQL: postgresql-common first, whose createcluster.conf is then told not to make the
 # `main` cluster; the servers' packages after it, with service starts refused for that one
 # install (policy-rc.d, unless the machine has its own), so no PostgreSQL or pgbouncer is left running.
@@ -79,6 +80,7 @@ deps:
 	    fi; \
 	fi
 	@scripts/sqlite-deps
+	@scripts/password-list
 
 build: deps kit-venv openapi-venv
 	$(SWIFT) build --build-tests
@@ -210,7 +212,8 @@ run: release stop
 	    store="--postgres-url postgresql://$$user@/frontdoor?host=$(PG_VAR)&port=6432 --ledger $(VAR)/deletions.ledger --audit-key $(VAR)/audit-key"; \
 	elif [ "$(STORE)" != sqlite ]; then echo "run: STORE is sqlite or postgres" >&2; exit 2; fi; \
 	"$$bin/frontdoor-dev" config --database $(VAR)/frontdoor.sqlite3 --provider http://127.0.0.1:$(DEV_PORT) \
-	    --events-secret $(VAR)/events-secret --site http://127.0.0.1:$(PORT) $$store > $(VAR)/config.json && chmod 600 $(VAR)/config.json && \
+	    --events-secret $(VAR)/events-secret --site http://127.0.0.1:$(PORT) \
+	    --password-list $(CURDIR)/.build/passwords/current/common-passwords $$store > $(VAR)/config.json && chmod 600 $(VAR)/config.json && \
 	mkdir -p $(VAR)/well-known && \
 	"$$bin/frontdoor-check" --print-association-files --config $(VAR)/config.json --out $(VAR)/well-known >/dev/null && \
 	( setsid "$$bin/frontdoor-dev" serve --port $(DEV_PORT) --events-secret $(VAR)/events-secret \
@@ -236,7 +239,8 @@ stop:
 	    rm -f $(VAR)/dev-provider.pid; fi
 	@if [ -d $(PG_VAR) ]; then scripts/pg-stack stop $(PG_VAR); fi
 
-# Copies the release binaries, the nginx files, the fcgiwrap drop-in and the checks' own fcgiwrap
+# Copies the release binaries, the list of common passwords (PREFIX/share/frontdoor, where the
+# programs look for it: docs/security.md), the API description nginx serves, the nginx files, the fcgiwrap drop-in and the checks' own fcgiwrap
 # units, an example config and the data folder into place (under DESTDIR when staging), makes
 # the install's proof for protected routes once (kept on reinstall), and writes the passkey
 # association files nginx serves from the config's passkeys section (none without it; a config
@@ -244,14 +248,17 @@ stop:
 install:
 	@bin="$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"; \
 	for p in $(ENDPOINTS) frontdoor-check frontdoor-admin; do [ -x "$$bin/$$p" ] || { echo "install: $$bin/$$p missing: run make release" >&2; exit 1; }; done; \
+	list=.build/passwords/current/common-passwords; \
+	[ -f "$$list" ] || { echo "install: $$list missing: run make deps" >&2; exit 1; }; \
 	set -e; d="$(DESTDIR)"; \
-	install -d -m 0755 "$$d$(PREFIX)/libexec/frontdoor" "$$d$(PREFIX)/sbin" \
+	install -d -m 0755 "$$d$(PREFIX)/libexec/frontdoor" "$$d$(PREFIX)/sbin" "$$d$(PREFIX)/share/frontdoor" \
 	    "$$d$(SYSCONFDIR)/nginx/sites-available" "$$d$(SYSCONFDIR)/nginx/snippets" "$$d$(SYSCONFDIR)/nginx/conf.d" \
-	    "$$d$(SYSCONFDIR)/systemd/system/fcgiwrap.service.d" "$$d$(PREFIX)/share/frontdoor"; \
+	    "$$d$(SYSCONFDIR)/systemd/system/fcgiwrap.service.d"; \
 	install -m 0644 -o root -g root openapi/openapi.json "$$d$(PREFIX)/share/frontdoor/openapi.json"; \
 	for p in $(ENDPOINTS); do install -m 0755 -o root -g root "$$bin/$$p" "$$d$(PREFIX)/libexec/frontdoor/$$p"; done; \
 	install -m 0755 -o root -g root "$$bin/frontdoor-check" "$$d$(PREFIX)/sbin/frontdoor-check"; \
 	install -m 0755 -o root -g root "$$bin/frontdoor-admin" "$$d$(PREFIX)/sbin/frontdoor-admin"; \
+	install -m 0644 -o root -g root "$$list" "$$d$(PREFIX)/share/frontdoor/common-passwords"; \
 	paths="s#/usr/local/libexec/frontdoor#$(PREFIX)/libexec/frontdoor#; s#/usr/local/share/frontdoor/#$(PREFIX)/share/frontdoor/#; s#/etc/frontdoor/#$(SYSCONFDIR)/frontdoor/#; s#/etc/nginx/#$(SYSCONFDIR)/nginx/#"; \
 	sed "$$paths" nginx/frontdoor.conf >"$$d$(SYSCONFDIR)/nginx/sites-available/frontdoor"; \
 	sed "$$paths" nginx/frontdoor-endpoints.conf >"$$d$(SYSCONFDIR)/nginx/snippets/frontdoor-endpoints.conf"; \

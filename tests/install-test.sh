@@ -47,10 +47,14 @@ expect usr/local/libexec/frontdoor/signin-passkey 755 root:root
 expect usr/local/libexec/frontdoor/passkey 755 root:root
 expect usr/local/sbin/frontdoor-check 755 root:root
 expect usr/local/sbin/frontdoor-admin 755 root:root
+expect usr/local/share/frontdoor 755 root:root
 expect usr/local/share/frontdoor/openapi.json 644 root:root
 check "the installed API description is the repository's" "cmp -s openapi/openapi.json '$dest/usr/local/share/frontdoor/openapi.json'"
 check "the installed endpoints snippet serves it from there" \
     "grep -q 'alias /usr/local/share/frontdoor/openapi.json;' '$dest/etc/nginx/snippets/frontdoor-endpoints.conf'"
+expect usr/local/share/frontdoor/common-passwords 644 root:root
+check "the installed list of common passwords is the one make deps built" \
+    "cmp -s .build/passwords/current/common-passwords '$dest/usr/local/share/frontdoor/common-passwords'"
 expect etc/nginx/sites-available/frontdoor 644 root:root
 expect etc/nginx/snippets/frontdoor-endpoints.conf 644 root:root
 expect etc/nginx/snippets/frontdoor-fcgiwrap.conf 644 root:root
@@ -233,6 +237,14 @@ code=$(curl -s -o "$work/404.json" -w '%{http_code}' -X POST "$url/auth/frontdoo
 check "unrouted names answer 404 in JSON" "[ '$code' = 404 ] && grep -q not_found '$work/404.json'"
 # Mail through the installed (static) binaries: libcurl is dlopen()ed for SMTP as for HTTPS.
 post_json() { curl -s -X POST "$url/auth/$1" -H 'Content-Type: application/json' "${@:3}" -d "$2"; }
+# Rule 19 through the installed programs, which find the installed list beside themselves (the
+# config names none): a listed word with a sequence after it, and one the development range
+# service (the config's passwords.rangeUrl) says it has seen.
+refused=$(post_json signin-email '{"action":"register","email":"install.weak@example.org","password":"password1234567"}')
+check "the installed list refuses a common password: $refused" \
+    "printf '%s' '$refused' | grep -q '\"reason\":\"common\"' && printf '%s' '$refused' | grep -q '\"minLength\":15'"
+refused=$(post_json signin-email '{"action":"register","email":"install.weak@example.org","password":"a breached dev password"}')
+check "the range service refuses what it has seen: $refused" "printf '%s' '$refused' | grep -q '\"reason\":\"common\"'"
 post_json signin-email '{"action":"register","email":"install.mail@example.org","password":"an install password"}' >/dev/null
 session=$(post_json signin-email '{"action":"login","email":"install.mail@example.org","password":"an install password"}' |
     sed -n 's/.*"sessionToken":"\([^"]*\)".*/\1/p')
@@ -289,6 +301,10 @@ check "frontdoor-check finds the protect snippet's internal location" \
 check "frontdoor-check finds the served association files as the config gives them" \
     "printf '%s' \"\$out\" | grep -q '✓ passkeys: $url/.well-known/assetlinks.json matches passkeys.androidApps' &&
      printf '%s' \"\$out\" | grep -q '✓ passkeys: $url/.well-known/apple-app-site-association matches passkeys.iosAppIds'"
+check "the installed frontdoor-check finds the installed list of common passwords" \
+    "printf '%s' \"\$out\" | grep -q '✓ passwords: list $dest/usr/local/share/frontdoor/common-passwords, [0-9]* entries: Django'"
+check "the installed frontdoor-check reaches the range service" \
+    "printf '%s' \"\$out\" | grep -q '✓ passwords: range service 127.0.0.1 answered a range of'"
 check "the installed (static) frontdoor-check finds the box's glibc the one it was built with" \
     "printf '%s' \"\$out\" | grep -q '✓ glibc: 2\.'"
 # The installed frontdoor-admin against the same store: counts, a backup, and one account.

@@ -37,6 +37,17 @@ static inline int frontdoor_sha256(const void *data, size_t length, unsigned cha
     return ok;
 }
 
+/// SHA-1 without EVP, for the Pwned Passwords range service only (its k-anonymity prefix is of a
+/// SHA-1; nothing of ours relies on SHA-1's strength). Returns 1 on success.
+static inline int frontdoor_sha1(const void *data, size_t length, unsigned char out[20]) {
+    SHA_CTX context;
+    if (SHA1_Init(&context) != 1) return 0;
+    if (SHA1_Update(&context, data, length) != 1) return 0;
+    int ok = SHA1_Final(out, &context);
+    OPENSSL_cleanse(&context, sizeof context);
+    return ok;
+}
+
 /// MD5 without EVP, for PostgreSQL's `md5` password method only. Returns 1 on success.
 static inline int frontdoor_md5(const void *data, size_t length, unsigned char out[16]) {
     MD5_CTX context;

@@ -40,10 +40,12 @@ public enum DevProvider {
             FileIO.log("frontdoor-dev: mail to \(message.recipients.joined(separator: ", ")): code \(message.code ?? "-")")
         }
         let google = try FakeGoogle(keys: [try SigningKey.rsa(kid: "dev-\(Clock.now())")], port: port)
+        let pwned = try FakePwnedPasswords(breached: breachedPasswords, serve: false)
         let phone = devPhone()
         google.server.setHandler { request in
             let (path, query) = splitQuery(request.path)
             if let answer = apple.respond(to: request) ?? firebase.respond(to: request) { return answer }
+            if let answer = pwned.respond(to: request, under: pwnedPath) { return answer }
             if let answer = receiver?.respond(to: request) { return answer }
             if path.hasPrefix("/phone/") { return .respond(phoneAnswer(phone, path: path, query: query, body: request.body)) }
             if path.hasPrefix(KitStandIns.prefix) {
@@ -57,6 +59,15 @@ public enum DevProvider {
                 }
                 return .respond(LoopbackHTTPServer.Response(
                     status: 200, headers: [("Content-Type", "text/plain")], body: Array(code.utf8)))
+            case "/mail/list":
+                // One line a mail, oldest first: its recipients and subject (the settings tour's notices).
+                let lines = sink.messages.map { message in
+                    let subject = message.data.split(separator: "\r\n").first { $0.hasPrefix("Subject: ") }
+                        .map { String($0.dropFirst("Subject: ".count)) } ?? ""
+                    return message.recipients.joined(separator: ", ") + " " + subject + "\n"
+                }
+                return .respond(LoopbackHTTPServer.Response(
+                    status: 200, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Array(lines.joined().utf8)))
             case "/mail/last":
                 guard let last = sink.messages.last else {
                     return .respond(.json(#"{"error":"no mail yet"}"#, status: 404))
@@ -151,11 +162,22 @@ public enum DevProvider {
     /// `frontdoor-check`); the phone at `/phone/*` plays its iOS and Android apps.
     /// `postgres`: the store on PostgreSQL instead of the SQLite file (`make run STORE=postgres`),
     /// with the box's ledger and the audit key every box shares.
+    /// What the development range service (`/pwned/range/`) says it has seen: a password that
+    /// passes every check made on the box, so `make run` shows the range service refusing it.
+    public static let breachedPasswords = ["a breached dev password": 42]
+    static let pwnedPath = "/pwned"
+
+    /// `passwordList`: the list of common passwords (`passwords.listFile`); nil: the programs look
+    /// beside their installed selves (`make install`'s layout).
     public static func config(
         databasePath: String, providerURL: String, smtpPort: Int = smtpPort, eventsSecretFile: String? = nil,
-        siteURL: String? = nil, postgres: (url: String, ledgerFile: String, auditKeyFile: String)? = nil
+        siteURL: String? = nil, postgres: (url: String, ledgerFile: String, auditKeyFile: String)? = nil,
+        passwordList: String? = nil
     ) throws -> JSONValue {
         var members = try baseConfig(databasePath: databasePath, providerURL: providerURL, smtpPort: smtpPort)
+        var passwords: [(String, JSONValue)] = [("rangeUrl", .string(providerURL + pwnedPath + FakePwnedPasswords.path))]
+        if let passwordList { passwords.append(("listFile", .string(passwordList))) }
+        members.append(("passwords", .object(passwords)))
         if let postgres {
             members.removeAll { $0.0 == "databasePath" }
             members.insert(("postgresUrl", .string(postgres.url)), at: 0)
@@ -260,9 +282,13 @@ public enum DevProvider {
         Register and log in with a password:
 
           curl -s -X POST http://127.0.0.1:\(port)/auth/signin-email -H 'Content-Type: application/json' \\
-               -d '{"action":"register","email":"dev.user@example.org","password":"a dev password"}'
+               -d '{"action":"register","email":"dev.user@example.org","password":"a long dev passphrase"}'
           curl -s -X POST http://127.0.0.1:\(port)/auth/signin-email -H 'Content-Type: application/json' \\
-               -d '{"action":"login","email":"dev.user@example.org","password":"a dev password"}'
+               -d '{"action":"login","email":"dev.user@example.org","password":"a long dev passphrase"}'
+
+        A password attackers would try first is refused with the reason (422 invalid_password):
+        "password1234567" is on the shipped list once its sequence is taken out ("common"), and
+        "a breached dev password" is one the development range service says it has seen ("common").
 
         Mail (codes for verify-email) goes to a sink on 127.0.0.1:\(smtpPort); read the latest with
 
@@ -278,6 +304,7 @@ public enum DevProvider {
         and one "frontdoor-dev: event …" line each in var/dev-provider.log. Make it fail to watch the
         retries: curl -s '\(providerURL)/events/mode?set=500' (or hang, refuse, accept).
 
+        \(settingsTour(port: port, providerURL: providerURL))
         \(passkeyTour(port: port, providerURL: providerURL))
         Delete the account (no fresh Apple authorization: appleRevocation is not_requested or not_applicable):
 
@@ -301,7 +328,7 @@ public enum DevProvider {
             finish body the app posts. A passkey needs a proven email, so sign in by email first:
 
               SESSION=$(curl -s -X POST \(auth)/signin-email \(json) \\
-                   -d '{"action":"register","email":"passkey.tour@example.org","password":"a dev password"}' | \(field("sessionToken")))
+                   -d '{"action":"register","email":"passkey.tour@example.org","password":"a long dev passphrase"}' | \(field("sessionToken")))
               TICKET=$(curl -s -X POST \(auth)/verify-email \(json) \(bearer) \\
                    -d '{"action":"verify_own_email"}' | \(field("ticket")))
               curl -s -X POST \(auth)/verify-email \(json) -d "{\\"action\\":\\"send_code\\",\\"ticket\\":\\"$TICKET\\"}"
@@ -331,6 +358,36 @@ public enum DevProvider {
 
               curl -s http://127.0.0.1:\(port)/.well-known/apple-app-site-association
               curl -s http://127.0.0.1:\(port)/.well-known/assetlinks.json
+
+            """
+    }
+
+    /// The settings part of the usage text (rule 18): a change of password and of address, each
+    /// mail on the mail page. Every indented line is a command, run in order by `SettingsTourTests`.
+    static func settingsTour(port: String, providerURL: String) -> String {
+        let auth = "http://127.0.0.1:\(port)/auth"
+        let json = "-H 'Content-Type: application/json'"
+        let bearer = "-H \"Authorization: Bearer $SESSION\""
+        func field(_ name: String) -> String { "sed -n 's/.*\"\(name)\":\"\\([^\"]*\\)\".*/\\1/p'" }
+        return """
+            Settings tour: change the password and the address from inside the app. Each change is
+            told to the person by mail after the answer (/mail/list lists every mail's recipient and
+            subject), and the address change is proven by a code to the new address. A fresh session
+            is a recent sign-in; one older than sessions.recentSignInSeconds (600 s) is asked to sign
+            in again first (403 reauthentication_required), which any sign-in sent with its bearer does.
+
+              SESSION=$(curl -s -X POST \(auth)/signin-email \(json) \\
+                   -d '{"action":"register","email":"settings.tour@example.org","password":"a dev password"}' | \(field("sessionToken")))
+              curl -s -w '\\n' -X POST \(auth)/account \(json) \(bearer) \\
+                   -d '{"action":"change_password","currentPassword":"a dev password","newPassword":"a new dev password"}'
+              TICKET=$(curl -s -X POST \(auth)/account \(json) \(bearer) \\
+                   -d '{"action":"change_email","newEmail":"settings.moved@example.org"}' | \(field("ticket")))
+              CODE=$(curl -s \(providerURL)/mail/code)
+              curl -s -w '\\n' -X POST \(auth)/verify-email \(json) \(bearer) \\
+                   -d "{\\"action\\":\\"confirm\\",\\"ticket\\":\\"$TICKET\\",\\"code\\":\\"$CODE\\"}"
+              curl -s -w '\\n' -X POST \(auth)/signin-email \(json) \\
+                   -d '{"action":"login","email":"settings.moved@example.org","password":"a new dev password"}'
+              curl -s \(providerURL)/mail/list
 
             """
     }

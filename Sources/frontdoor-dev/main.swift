@@ -30,7 +30,7 @@ case "serve":
 case "config":
     guard let database = option("--database", in: arguments), let provider = option("--provider", in: arguments) else {
         fail("usage: frontdoor-dev config --database PATH --provider URL [--smtp-port N] [--events-secret FILE] [--site URL]"
-            + " [--postgres-url URL --ledger FILE --audit-key FILE]")
+            + " [--postgres-url URL --ledger FILE --audit-key FILE] [--password-list FILE]")
     }
     var postgres: (url: String, ledgerFile: String, auditKeyFile: String)? = nil
     if let url = option("--postgres-url", in: arguments) {
@@ -44,7 +44,7 @@ case "config":
             databasePath: database, providerURL: provider,
             smtpPort: option("--smtp-port", in: arguments).flatMap(Int.init) ?? DevProvider.smtpPort,
             eventsSecretFile: option("--events-secret", in: arguments), siteURL: option("--site", in: arguments),
-            postgres: postgres)
+            postgres: postgres, passwordList: option("--password-list", in: arguments))
         print(config.serialized)
     } catch {
         fail("config: \(error)")
@@ -58,6 +58,17 @@ case "hint-cost":
         print(figures.map { Endpoint.formatMillis($0, digits: 2) }.joined(separator: " "))
     } catch {
         fail("hint-cost: \(error)")
+    }
+case "password-cost":
+    guard let list = option("--list", in: arguments) else { fail("usage: frontdoor-dev password-cost --list PATH") }
+    do {
+        let f = try PasswordCost.measure(listPath: list)
+        // One line for scripts/bench: µs, µs, ms, faults, and the check's share of the hash in %.
+        print([Endpoint.formatMillis(f.openAndLookUp, digits: 1), Endpoint.formatMillis(f.check, digits: 1),
+               Endpoint.formatMillis(f.hash, digits: 1), Endpoint.formatMillis(f.faults, digits: 0),
+               Endpoint.formatMillis(f.check / (f.hash * 1000) * 100, digits: 3)].joined(separator: " "))
+    } catch {
+        fail("password-cost: \(error)")
     }
 case "outbox-cost":
     guard let database = option("--database", in: arguments) else {

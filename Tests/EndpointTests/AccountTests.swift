@@ -7,7 +7,9 @@ import Testing
     static let accountMembers = [
         "accountId", "email", "emailVerified", "name", "createdAt", "hasPassword", "providers", "sessions", "passkeys",
     ]
-    static let sessionMembers = ["sessionId", "deviceName", "createdAt", "lastUsedAt", "expiresAt", "current"]
+    static let sessionMembers = [
+        "sessionId", "deviceName", "createdAt", "lastUsedAt", "expiresAt", "current", "signedInAt",
+    ]
 
     func account(_ h: Harness, _ bearer: String?, _ members: [(String, JSONValue)] = [("action", "get")]) throws -> CGIAnswer {
         try h.run("account", json: JSONValue.object(members).serialized, authorization: bearer)

@@ -12,8 +12,12 @@ final class TokenEndpoint: @unchecked Sendable {
         case appleDirect = "signin-apple direct"
         case deleteRelay = "delete-account relay"
         case deleteDirect = "delete-account direct"
+        case linkGoogle = "account link google"
+        case linkAppleRelay = "account link apple relay"
 
         var isDeletion: Bool { self == .deleteRelay || self == .deleteDirect }
+        /// `account` `link` (rule 18): the token sent with the session of an account that lacks the provider.
+        var isLink: Bool { self == .linkGoogle || self == .linkAppleRelay }
     }
 
     /// The Apple account deletion's tokens claim to be: the one `prepare()` signs in.
@@ -33,12 +37,12 @@ final class TokenEndpoint: @unchecked Sendable {
     init(_ kind: Kind, config extra: [(String, JSONValue)] = []) throws {
         self.kind = kind
         switch kind {
-        case .google:
+        case .google, .linkGoogle:
             apple = nil
             deletion = nil
             h = try Harness(config: extra)
-        case .appleRelay, .appleDirect:
-            let world = try AppleWorld(mode: kind == .appleRelay ? "relay" : "direct", config: extra)
+        case .appleRelay, .appleDirect, .linkAppleRelay:
+            let world = try AppleWorld(mode: kind == .appleDirect ? "direct" : "relay", config: extra)
             apple = world
             deletion = nil
             h = world.h
@@ -55,15 +59,43 @@ final class TokenEndpoint: @unchecked Sendable {
         case .google: "signin-google"
         case .appleRelay, .appleDirect: "signin-apple"
         case .deleteRelay, .deleteDirect: "delete-account"
+        case .linkGoogle, .linkAppleRelay: "account"
         }
     }
+
+    /// Link only: how many people `prepare()` signed in (each a new account).
+    private(set) var linkPeople = 0
+    private var linkAccountId: String?
 
     /// Deletion only: signs the Apple person in again (a new account each time, as the last one
     /// was deleted) and takes a fresh authorization code. Call before counting rows.
     func prepare() throws {
+        if kind.isLink {
+            try prepareLink()
+            return
+        }
         guard let deletion else { return }
         session = try deletion.appleAccount(Self.deletionSubject, email: "victim@example.org").session
         code = try deletion.apple.issueCode(sub: Self.deletionSubject)
+    }
+
+    /// Link only: a signed-in person whose account lacks the provider (a new one once the last
+    /// got it, as the valid warm-up gives it): a password account for Google, a Google one for Apple.
+    private func prepareLink() throws {
+        let provider = kind == .linkGoogle ? "google" : "apple"
+        if let linkAccountId {
+            let has = try h.database().query(
+                "SELECT 1 FROM identities WHERE account_id = ? AND provider = ?", [.text(linkAccountId), .text(provider)])
+            if has.isEmpty { return }
+        }
+        linkPeople += 1
+        let answer = kind == .linkGoogle
+            ? try h.register("attack-link-\(linkPeople)@example.org", "an attack test password")
+            : try h.signInGoogle(try h.google.token(sub: "attack-link-\(linkPeople)", email: nil))
+        guard let token = answer.body["sessionToken"]?.stringValue, let accountId = answer.body["accountId"]?.stringValue
+        else { throw HarnessError("link: no session for the attacked account: \(answer.rawBody)") }
+        session = token
+        linkAccountId = accountId
     }
 
     /// Revocations that reached Apple or the relay's `revokeToken`: a hostile token must make none.
@@ -81,13 +113,13 @@ final class TokenEndpoint: @unchecked Sendable {
     /// A valid token's claims at `now`; for Apple, bound to `rawNonce`.
     func claims(now: UnixTime = Clock.now(), rawNonce: String) -> [(String, JSONValue)] {
         switch kind {
-        case .google:
+        case .google, .linkGoogle:
             return [
                 ("iss", .string(FakeGoogle.issuer)), ("aud", .string(FakeGoogle.clientId)), ("sub", "attack-sub"),
                 ("iat", .number(Double(now))), ("exp", .number(Double(now + 3600))),
                 ("email", "victim@gmail.com"), ("email_verified", true),
             ]
-        case .appleRelay, .appleDirect, .deleteRelay, .deleteDirect:
+        case .appleRelay, .appleDirect, .deleteRelay, .deleteDirect, .linkAppleRelay:
             return [
                 ("iss", .string(FakeApple.issuer)), ("aud", .string(FakeApple.bundleId)),
                 ("exp", .number(Double(now + 600))), ("iat", .number(Double(now))), ("sub", "attack-apple-sub"),
@@ -102,6 +134,12 @@ final class TokenEndpoint: @unchecked Sendable {
         switch kind {
         case .google: JSONValue.object([("idToken", .string(token))]).serialized
         case .appleRelay, .appleDirect: AppleWorld.body(token, nonce: rawNonce)
+        case .linkGoogle:
+            JSONValue.object([("action", "link"), ("provider", "google"), ("idToken", .string(token))]).serialized
+        case .linkAppleRelay:
+            JSONValue.object([
+                ("action", "link"), ("provider", "apple"), ("identityToken", .string(token)), ("rawNonce", .string(rawNonce)),
+            ]).serialized
         case .deleteRelay, .deleteDirect:
             JSONValue.object([
                 ("appleAuthorizationCode", .string(code)), ("appleIdentityToken", .string(token)),
@@ -112,7 +150,7 @@ final class TokenEndpoint: @unchecked Sendable {
 
     /// Sends the token and waits for the process to end (for deletion, its work after the answer too).
     func send(_ token: String, rawNonce: String) throws -> CGIAnswer {
-        let authorization = kind.isDeletion ? "Bearer \(session)" : nil
+        let authorization = kind.isDeletion || kind.isLink ? "Bearer \(session)" : nil
         return try h.run(program, json: body(token, rawNonce: rawNonce), authorization: authorization)
     }
 

@@ -91,7 +91,8 @@ import Testing
         #expect(await ClientWorld.failure { try await phone.signIn(email: ClientWorld.secret("ada@gmial.com"), password: "wrong password 34") }
             == .invalidCredentials)
         let refusal = await ClientWorld.failure { try await phone.register(email: ClientWorld.secret("short@example.org"), password: "short") }
-        guard case .invalidPassword = refusal else {
+        // Rule 19's answer as the client reads it: the reason and the config's minimum (8 here).
+        guard case .invalidPassword(reason: .tooShort?, minLength: 8?) = refusal else {
             Issue.record("\(String(describing: refusal))")
             return
         }

@@ -99,11 +99,15 @@ final class Harness: @unchecked Sendable {
                 ("smtpUrl", .string(smtp.url)), ("from", "frontdoor-test@localhost"), ("timeoutSeconds", 3),
                 ("resetDelaySeconds", 0),
             ])),
+            // The suites not about passwords set short ones ("the old password"): 8, the least the
+            // config takes. PasswordRulesTests gives its own section, without minLength (15).
+            ("passwords", .object([("minLength", 8)])),
         ]
         for (name, value) in extra {
             members.removeAll { $0.0 == name }
             if !value.isNull { members.append((name, withLedger(name, value))) }
         }
+        members = members.map { $0.0 == "passwords" ? ($0.0, Self.withPasswordList($0.1)) : $0 }
         try writeText(configPath, JSONValue.object(members).serialized)
     }
 
@@ -119,6 +123,14 @@ final class Harness: @unchecked Sendable {
             ("postgresUrl", .string(postgres.url(through: bouncer).description)),
             ("deletion", .object([("ledgerFile", .string(ledgerPath)), ("auditKeyFile", .string(auditKeyPath))])),
         ]
+    }
+
+    /// Every config names the list `make deps` built (the test binaries are not installed beside
+    /// it), unless the test names another.
+    static func withPasswordList(_ value: JSONValue) -> JSONValue {
+        guard case .object(var section) = value, !section.contains(where: { $0.0 == "listFile" }) else { return value }
+        section.append(("listFile", .string(PasswordListFile.built)))
+        return .object(section)
     }
 
     /// A test's own `deletion` section keeps the ledger file and audit key PostgreSQL requires.
@@ -178,7 +190,7 @@ final class Harness: @unchecked Sendable {
         guard let json = try? JSONParser.parse(body) else { return }
         for name in [
             "password", "email", "idToken", "identityToken", "rawNonce", "ticket", "appleAuthorizationCode",
-            "appleIdentityToken", "appleRawNonce",
+            "appleIdentityToken", "appleRawNonce", "currentPassword", "newPassword", "newEmail",
         ] {
             TestLogs.register(json[name]?.stringValue)
         }

@@ -17,12 +17,13 @@ final class HeldRequest {
     private var killed = false
 
     /// A POST with `json` (its body, of `contentType`), or with `json` nil a bodiless request of `method` (the session check's GET).
+    /// `tag` names the hold's folder when two requests hold at the same point at once.
     init(
         _ h: Harness, _ endpoint: String, method: String = "POST", json: String?, holdAt point: String,
-        authorization: String? = nil, contentType: String = "application/json"
+        authorization: String? = nil, contentType: String = "application/json", tag: String? = nil
     ) throws {
         self.point = point
-        folder = h.dir + "/hold-\(point)"
+        folder = h.dir + "/hold-\(tag ?? point)"
         mkdir(folder, 0o700)
         let body = Array((json ?? "").utf8)
         Harness.registerSecrets(of: body, authorization: authorization)
@@ -71,11 +72,17 @@ final class HeldRequest {
         return result.exitStatus
     }
 
+    /// Lets the process go on without waiting for it (it may then wait for a lock another held
+    /// request has); `release()` collects its answer later.
+    func letGo() {
+        let go = open("\(folder)/\(point).go", O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        if go >= 0 { close(go) }
+    }
+
     /// Lets the process go on and returns its answer.
     func release() throws -> CGIAnswer {
         if let finished { return finished }
-        let go = open("\(folder)/\(point).go", O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
-        if go >= 0 { close(go) }
+        letGo()
         let result = ChildProcess.finish(pid: pid, stdoutPath: stdoutPath, stderrPath: stderrPath)
         guard let answer = CGIAnswer.parse(result) else {
             throw HarnessError("no CGI answer after \(point) (exit \(result.exitStatus)): \(result.stderrText)")

@@ -59,7 +59,9 @@ import Testing
             [.text("lin.proof@example.org")]).compactMap { $0.text(0) }
         #expect(lin.contains("google"), "a code joined Google: \(lin)")
         #expect(!emails.contains("bea.apple@example.org"), "deleted without Apple's authorization: \(emails)")
-        #expect(try h.count("passkeys") == 1)
+        // The passkey the page added is gone: the reset by code that ends the script took it back
+        // with the sessions from before (PasskeyTakeback), Google still being a way in.
+        #expect(try h.count("passkeys") == 0)
     }
 
     /// The development config `make run` uses, on the test's store, the stack's port known first
@@ -70,7 +72,7 @@ import Testing
             Harness.binDir + "/frontdoor-dev",
             arguments: [
                 "config", "--database", h.databasePath, "--provider", provider.url, "--smtp-port",
-                String(provider.smtpPort), "--site", "http://127.0.0.1:\(port)",
+                String(provider.smtpPort), "--site", "http://127.0.0.1:\(port)", "--password-list", PasswordListFile.built,
             ],
             environment: ["PATH": "/usr/bin:/bin"], workDir: h.dir)
         try #require(made.exitStatus == 0, "\(made.stderrText)")

@@ -75,7 +75,7 @@ import Testing
         ).stdoutText
         let script = Self.tour(usage)
         #expect(script.contains("/phone/create") && script.contains("/phone/get"), "\(usage)")
-        Harness.registerSecrets(of: Array(#"{"password":"a dev password"}"#.utf8), authorization: nil)
+        Harness.registerSecrets(of: Array(#"{"password":"a long dev passphrase"}"#.utf8), authorization: nil)
 
         let run = try ChildProcess.run(
             "/bin/bash", arguments: ["-e", "-c", script], environment: ["PATH": "/usr/bin:/bin"], workDir: h.dir)

@@ -36,17 +36,20 @@ import Testing
                     ? google.respond(to: request) : (apple.respond(to: request) ?? .respond(.json("{}", status: 404))))
         }
         defer { server.stop() }
-        let faultBase = fault == .refuse ? "http://127.0.0.1:\(try Stack.freePort())" : server.baseURL
+        // Addresses that refuse for the whole test: a port `freePort` only named could meanwhile be
+        // another test's server, answering (a 404) where this box must get no answer at all.
+        let refusing = try Stack.RefusingPort(), unreachable = try Stack.RefusingPort()
+        let unreachableGood = try Stack.RefusingPort()
+        defer { withExtendedLifetime((refusing, unreachable, unreachableGood)) {} }
+        let faultBase = fault == .refuse ? refusing.url : server.baseURL
         var faultURL = faultBase + path
         // Through the proxy, the keys are at addresses this box cannot reach and the proxy can.
         var goodURL: String? = nil
         if let proxy {
-            let unreachable = "http://127.0.0.1:\(try Stack.freePort())"
-            proxy.reach(unreachable, at: faultBase)
-            faultURL = unreachable + path
-            let unreachableGood = "http://127.0.0.1:\(try Stack.freePort())"
-            proxy.reach(unreachableGood, at: apple.server?.baseURL ?? "")
-            goodURL = unreachableGood + path
+            proxy.reach(unreachable.url, at: faultBase)
+            faultURL = unreachable.url + path
+            proxy.reach(unreachableGood.url, at: apple.server?.baseURL ?? "")
+            goodURL = unreachableGood.url + path
         }
         func configure(keysAt url: String?) throws {
             switch service {

@@ -74,6 +74,39 @@ final class Stack {
         String(decoding: FileIO.readFile(varDir + "/nginx-error.log", limit: 64 << 20) ?? [], as: UTF8.self)
     }
 
+    /// A loopback port that refuses every connection for as long as the value lives: bound, never
+    /// listening, so no other test's server can take it meanwhile (a port `freePort` named may be).
+    final class RefusingPort: @unchecked Sendable {
+        let port: Int
+        private let fd: Int32
+
+        init() throws {
+            let held = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard held >= 0 else { throw HarnessError("socket failed") }
+            var addr = sockaddr_in()
+            addr.sin_family = sa_family_t(AF_INET)
+            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+            addr.sin_port = 0
+            var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(held, $0, len) }
+            }
+            let named = withUnsafeMutablePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(held, $0, &len) }
+            }
+            guard bound == 0, named == 0 else {
+                close(held)
+                throw HarnessError("bind or getsockname failed")
+            }
+            fd = held
+            port = Int(UInt16(bigEndian: addr.sin_port))
+        }
+
+        var url: String { "http://127.0.0.1:\(port)" }
+
+        deinit { close(fd) }
+    }
+
     static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw HarnessError("socket failed") }

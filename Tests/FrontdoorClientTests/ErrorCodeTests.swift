@@ -23,6 +23,13 @@ import Shared
         case .emailTaken: .emailTaken
         case .credentialTaken: .credentialTaken
         case .tooManyPasskeys: .tooManyPasskeys
+        case .reauthenticationRequired: .reauthenticationRequired(methods: [])
+        case .accountMismatch: .accountMismatch
+        case .identityTaken: .identityTaken
+        case .providerLinked: .providerLinked
+        case .lastSignInMethod: .lastSignInMethod
+        case .noPassword: .noPassword
+        case .passwordExists: .passwordExists
         case .proofRequired: .proofRequired(ticket: "t", email: "e", methods: [])
         case .payloadTooLarge: .payloadTooLarge
         case .unsupportedMediaType: .unsupportedMediaType
@@ -40,7 +47,8 @@ import Shared
         .invalidRequest, .invalidTicket, .invalidToken, .invalidCredentials, .invalidCode, .unauthorized,
         .emailNotVerified, .accountDisabled, .methodNotAllowed, .notFound, .emailTaken, .credentialTaken,
         .tooManyPasskeys, .proofRequired, .payloadTooLarge, .unsupportedMediaType, .invalidEmail, .invalidPassword,
-        .rateLimited, .tooManyAttempts, .upstreamUnavailable, .internal,
+        .rateLimited, .tooManyAttempts, .upstreamUnavailable, .internal, .reauthenticationRequired, .accountMismatch,
+        .identityTaken, .providerLinked, .lastSignInMethod, .noPassword, .passwordExists,
     ]
 
     /// DESIGN.md's "Codes to keep stable" (and the passkeys' `credential_taken`), including those

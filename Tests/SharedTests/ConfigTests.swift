@@ -80,6 +80,21 @@ import Testing
         expectKey("sessions.renewAfterSeconds", #"{"databasePath": "x", "sessionLifetimeSeconds": 60, "sessions": {"renewAfterSeconds": 60}}"#)
         expectKey("sessions.maxLifetimeSeconds", #"{"databasePath": "x", "sessions": {"maxLifetimeSeconds": 0}}"#)
         expectKey("sessions.maxLifetime", #"{"databasePath": "x", "sessions": {"maxLifetime": 5}}"#)
+        expectKey("sessions.recentSignInSeconds", #"{"databasePath": "x", "sessions": {"recentSignInSeconds": 0}}"#)
+        expectKey("sessions.recentSignInSeconds", #"{"databasePath": "x", "sessions": {"recentSignInSeconds": 34560001}}"#)
+        expectKey("sessions.recentSignInSeconds", #"{"databasePath": "x", "sessions": {"recentSignInSeconds": "600"}}"#)
+    }
+
+    /// Rule 18's window: 600 s unless set; a time is recent within it, ahead of it (another box's
+    /// clock) too, and 0 (a session from before the column) never.
+    @Test func recentSignInKey() throws {
+        #expect(try parse(#"{"databasePath": "x"}"#).sessions.recentSignInSeconds == 600)
+        let set = try parse(#"{"databasePath": "x", "sessions": {"recentSignInSeconds": 60}}"#).sessions
+        #expect(set.recentSignInSeconds == 60)
+        #expect(set.isRecent(signedInAt: 1_000, now: 1_060) && !set.isRecent(signedInAt: 1_000, now: 1_061))
+        #expect(set.isRecent(signedInAt: 1_005, now: 1_000))
+        #expect(!set.isRecent(signedInAt: 0, now: 30) && !set.isRecent(signedInAt: 0, now: 1_000_000))
+        #expect(!set.isRecent(signedInAt: Int64.min, now: Int64.max))
     }
 
     @Test func sessionKeys() throws {

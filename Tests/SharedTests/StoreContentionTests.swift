@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import DevSupport
 import Testing
 @testable import Shared
 
@@ -29,7 +30,9 @@ import Testing
         } else {
             place = #""databasePath": "\#(store.path)""#
         }
-        return try Config.parse(Array(#"{\#(place), "google": {"clientIds": ["a"]}\#(members)}"#.utf8))
+        // The list `make deps` built: the test binary is not installed beside it.
+        let passwords = #", "passwords": {"listFile": "\#(PasswordListFile.built)"}"#
+        return try Config.parse(Array(#"{\#(place), "google": {"clientIds": ["a"]}\#(passwords)\#(members)}"#.utf8))
     }
 
     static func call(

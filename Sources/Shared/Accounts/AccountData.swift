@@ -1,12 +1,20 @@
 /// `account`: everything the store holds about the person, as their own copy of it (GDPR Art. 15,
-/// access, and Art. 20, portability), and the one thing they change here, their name. No secret is
-/// ever in it: no password hash, token or token hash, and no provider subject.
+/// access, and Art. 20, portability), their name, and (rule 18, `Sources/Shared/Settings`) how
+/// they sign in: password, address, identities. No secret is ever in an answer: no password
+/// hash, token or token hash, and no provider subject.
 public enum AccountData {
     public static func handle(_ context: RequestContext) throws(FrontdoorError) -> CGIResponse {
         switch try context.body.requiredString("action", maxBytes: 64) {
         case "get": return try get(context)
         case "update": return try update(context)
-        default: throw .invalidRequest("action must be \"get\" or \"update\".")
+        case "change_password": return try PasswordSettings.change(context)
+        case "set_password": return try PasswordSettings.set(context)
+        case "change_email": return try EmailChange.start(context)
+        case "link": return try IdentityLink.handle(context)
+        case "unlink": return try IdentityUnlink.handle(context)
+        default:
+            throw .invalidRequest(
+                "action must be get, update, change_password, set_password, change_email, link or unlink.")
         }
     }
 
@@ -51,7 +59,7 @@ public enum AccountData {
         let current = token.map(Sessions.hash) ?? []
         let sessions = try db.query(
             """
-            SELECT session_id, device_name, created_at, last_used_at, expires_at, token_hash = ?
+            SELECT session_id, device_name, created_at, last_used_at, expires_at, token_hash = ?, signed_in_at
             FROM sessions WHERE account_id = ? AND expires_at > ? ORDER BY created_at, session_id
             """,
             [.blob(current), .text(accountId), .integer(now)]
@@ -59,6 +67,8 @@ public enum AccountData {
             .object([
                 ("sessionId", text(row.text(0))), ("deviceName", text(row.text(1))), ("createdAt", time(row.int(2))),
                 ("lastUsedAt", time(row.int(3))), ("expiresAt", time(row.int(4))), ("current", .bool(row.int(5) == 1)),
+                // Its last real sign-in (rule 18); null for a session from before it was kept.
+                ("signedInAt", time(row.int(6).flatMap { $0 > 0 ? $0 : nil })),
             ])
         }
         return .object([

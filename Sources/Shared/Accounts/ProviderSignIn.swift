@@ -7,15 +7,18 @@ public enum ProviderSignIn {
     }
 
     /// `alongside` runs in the same transaction once the decision is made (a session, or a
-    /// `proof_required` ticket), so what the caller counts commits with it or not at all.
+    /// `proof_required` ticket), so what the caller counts commits with it or not at all. With
+    /// `reauth` (the request's bearer), only the bearer's own account may answer, by proving that
+    /// session again: an identity of another account, or of none, is `account_mismatch`.
     public static func signIn(
         _ identity: ProviderIdentity, db: Database, config: Config, now: UnixTime, deviceName: String? = nil,
-        alongside: () throws(FrontdoorError) -> Void = {}
+        reauth: Reauthentication? = nil, alongside: () throws(FrontdoorError) -> Void = {}
     ) throws(FrontdoorError) -> SessionBody {
         // The identity is verified, nothing is written yet: the other race with a disable.
         TestHooks.pause("identity-verified")
         let decision = try db.transaction { () throws(FrontdoorError) -> Decision in
-            let decision = try decide(identity, db: db, config: config, now: now, deviceName: deviceName)
+            let decision = try decide(
+                identity, db: db, config: config, now: now, deviceName: deviceName, reauth: reauth)
             try alongside()
             return decision
         }
@@ -34,7 +37,8 @@ public enum ProviderSignIn {
     }
 
     private static func decide(
-        _ identity: ProviderIdentity, db: Database, config: Config, now: UnixTime, deviceName: String?
+        _ identity: ProviderIdentity, db: Database, config: Config, now: UnixTime, deviceName: String?,
+        reauth: Reauthentication?
     ) throws(FrontdoorError) -> Decision {
         let known = try db.query(
             "SELECT account_id, blocked_at FROM identities WHERE provider = ? AND subject = ?",
@@ -43,8 +47,12 @@ public enum ProviderSignIn {
         if known.first?.int(1) != nil { throw .invalidToken("identity blocked by the provider's security event") }
         if let accountId = known.first?.text(0) {
             return .session(try startSession(
-                db: db, accountId: accountId, created: false, config: config, now: now, deviceName: deviceName))
+                db: db, accountId: accountId, created: false, config: config, now: now, deviceName: deviceName,
+                reauth: reauth))
         }
+        // Everything below makes an account or joins one by its address: never on a proof of
+        // another session's account (settled: adding a way in is `link`).
+        if reauth != nil { throw Reauthentication.mismatch }
         // An address that cannot be keyed safely (not an address by our rules, or one whose
         // characters fold into another's) is not used at all: the identity signs in without it.
         guard let email = identity.usableEmail else {
@@ -123,9 +131,19 @@ public enum ProviderSignIn {
             ])
     }
 
+    /// Every sign-in's session: a new one, or with `reauth` the bearer's own, proven again in place
+    /// (no new session or device row; `deviceName` then changes nothing), `account_mismatch` unless
+    /// it is `accountId`'s.
     static func startSession(
-        db: Database, accountId: String, created: Bool, config: Config, now: UnixTime, deviceName: String? = nil
+        db: Database, accountId: String, created: Bool, config: Config, now: UnixTime, deviceName: String? = nil,
+        reauth: Reauthentication? = nil
     ) throws(FrontdoorError) -> SessionBody {
+        if let reauth {
+            let session = try reauth.prove(in: db, accountId: accountId, now: now)
+            var body = try SessionBody.load(in: db, accountId: accountId, session: session, created: false)
+            body.reauthenticated = true
+            return body
+        }
         let session = try Sessions.create(
             in: db, accountId: accountId, now: now, policy: config.sessions, deviceName: deviceName)
         return try SessionBody.load(in: db, accountId: accountId, session: session, created: created)

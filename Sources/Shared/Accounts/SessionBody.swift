@@ -5,9 +5,11 @@ public struct SessionBody: Sendable {
     public let created: Bool
     public let email: String?
     public let providers: [String]
+    /// A sign-in sent with the bearer of this very session proved it again (rule 18).
+    public var reauthenticated = false
 
     public var json: JSONValue {
-        .object([
+        var members: [(String, JSONValue)] = [
             ("accountId", .string(accountId)),
             ("sessionToken", .string(session.token)),
             ("sessionId", .string(session.sessionId)),
@@ -15,7 +17,9 @@ public struct SessionBody: Sendable {
             ("created", .bool(created)),
             ("email", email.map(JSONValue.string) ?? .null),
             ("providers", .array(providers.map(JSONValue.string))),
-        ])
+        ]
+        if reauthenticated { members.append(("reauthenticated", true)) }
+        return .object(members)
     }
 
     public var response: CGIResponse { CGIResponse(status: 200, body: json) }

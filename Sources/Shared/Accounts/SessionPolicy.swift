@@ -7,11 +7,25 @@ public struct SessionPolicy: Sendable, Equatable {
     public var renewAfterSeconds: Int64
     /// The absolute cap, counted from the sign-in; nil for none.
     public var maxLifetimeSeconds: Int64?
+    /// Rule 18: how long after a session was made or proven again by a real sign-in it may change
+    /// how the account is entered (`sessions.recentSignInSeconds`).
+    public var recentSignInSeconds: Int64
 
-    public init(lifetimeSeconds: Int64, renewAfterSeconds: Int64, maxLifetimeSeconds: Int64?) {
+    public init(
+        lifetimeSeconds: Int64, renewAfterSeconds: Int64, maxLifetimeSeconds: Int64?, recentSignInSeconds: Int64 = 600
+    ) {
         self.lifetimeSeconds = lifetimeSeconds
         self.renewAfterSeconds = renewAfterSeconds
         self.maxLifetimeSeconds = maxLifetimeSeconds
+        self.recentSignInSeconds = recentSignInSeconds
+    }
+
+    /// Whether a session last signed in at `signedInAt` is recent at `now`. 0, a session from
+    /// before the column, never is; a time a little ahead (another box's clock) is.
+    public func isRecent(signedInAt: UnixTime, now: UnixTime) -> Bool {
+        guard signedInAt > 0 else { return false }
+        let (elapsed, overflow) = now.subtractingReportingOverflow(signedInAt)
+        return !overflow && elapsed <= recentSignInSeconds
     }
 
     /// What a check does with a session it found.

@@ -8,7 +8,8 @@ public enum Sessions {
         public let expiresAt: UnixTime
     }
 
-    /// Creates a session for `accountId`; call inside the transaction that made or found the account.
+    /// Creates a session for `accountId`, signed in now (rule 18's recent sign-in); call inside the
+    /// transaction that made or found the account.
     public static func create(
         in db: Database, accountId: String, now: UnixTime, policy: SessionPolicy, deviceName: String? = nil
     ) throws(FrontdoorError) -> Issued {
@@ -17,11 +18,12 @@ public enum Sessions {
         let expiresAt = policy.firstExpiry(createdAt: now)
         try db.run(
             """
-            INSERT INTO sessions (token_hash, session_id, account_id, device_name, created_at, last_used_at, expires_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO sessions (token_hash, session_id, account_id, device_name, created_at, last_used_at, expires_at,
+              signed_in_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [.blob(hash(token)), .text(sessionId), .text(accountId), deviceName.map(SQLValue.text) ?? .null,
-             .integer(now), .integer(now), .integer(expiresAt)])
+             .integer(now), .integer(now), .integer(expiresAt), .integer(now)])
         // Inside the sign-in's transaction, its write lock held: the race with `frontdoor-admin disable`.
         TestHooks.pause("session-created")
         return Issued(token: token, sessionId: sessionId, expiresAt: expiresAt)

@@ -3,8 +3,31 @@
 /// against Apple's keys.
 public enum AppleSignIn {
     public static func handle(_ context: RequestContext) throws(FrontdoorError) -> CGIResponse {
+        let deviceName = try PersonText.deviceName(context.body)
+        return try withIdentity(context, beforeToken: { () throws(FrontdoorError) -> Reauthentication? in
+            try Reauthentication.bearer(context)
+        }) { (identity, reauth, alongside) throws(FrontdoorError) -> CGIResponse in
+            try ProviderSignIn.signIn(
+                identity, db: try context.database(), config: context.config, now: context.now,
+                deviceName: deviceName, reauth: reauth, alongside: alongside
+            ).response
+        }
+    }
+
+    /// Everything `signin-apple` does to learn who an Apple identity token (`identityToken`,
+    /// `rawNonce`, `givenName`, `familyName` of the body) is, whoever asks: the precheck, the
+    /// nonce claimed, the relay through Firebase or Apple's own keys, the limits, the relay user
+    /// deleted after the answer, the kept answer of a retry. `beforeToken` runs once the body has
+    /// been read and before the nonce is spent (a refusal there costs nothing); `act` gets the
+    /// verified identity and must run `alongside` inside the transaction that acts on it (it gives
+    /// back the attempt counted against the limit, and a kept retry's record), or neither commits.
+    /// `account` `link` takes the same path.
+    static func withIdentity<Prepared>(
+        _ context: RequestContext, beforeToken: () throws(FrontdoorError) -> Prepared,
+        act: (ProviderIdentity, Prepared, () throws(FrontdoorError) -> Void) throws(FrontdoorError) -> CGIResponse
+    ) throws(FrontdoorError) -> CGIResponse {
         guard let apple = context.config.apple else {
-            throw .internal("config: apple: not configured, yet signin-apple was called")
+            throw .internal("config: apple: not configured, yet an Apple token was sent")
         }
         // Every request, whatever its outcome, leaves a little tidying for after its answer.
         let afterwards = AppleAfterAnswer(context: context)
@@ -13,7 +36,7 @@ public enum AppleSignIn {
         let identityToken = try context.body.requiredString("identityToken", maxBytes: CompactJWS.maxTokenBytes)
         let rawNonce = try Nonces.rawNonce(context.body)
         let name = try displayName(context.body)
-        let deviceName = try PersonText.deviceName(context.body)
+        let prepared = try beforeToken()
         let token = try AppleToken.precheck(
             identityToken, rawNonce: rawNonce, audiences: apple.audiences, now: context.now)
 
@@ -64,13 +87,10 @@ public enum AppleSignIn {
                 identity = try directIdentity(
                     token, name: name, policy: policy, keysUrl: apple.keysUrl, context: context)
             }
-            return try ProviderSignIn.signIn(
-                identity, db: db, config: context.config, now: context.now, deviceName: deviceName
-            ) {
-                () throws(FrontdoorError) in
+            return try act(identity, prepared) { () throws(FrontdoorError) in
                 try RateLimits.refund(limits, db: db, now: context.now)
                 if case .kept = claim { try RelayAttempts.drop(nonceHash: token.nonceHash, tokenHash: tokenHash, db: db) }
-            }.response
+            }
         } catch {
             let retryInvited = error.code == .upstreamUnavailable && !error.startsOver
             if error.code == .upstreamUnavailable {

@@ -31,7 +31,7 @@ public enum KitFilesCommand {
         return .object([
             ("api", "/auth"), ("apple", apple), ("google", google), ("providers", .object(providers)),
             ("passkeys", .bool(config?.passkeys != nil)),
-            ("passwordMinLength", .number(Double(PasswordHasher.allowedBytes.lowerBound))),
+            ("passwordMinLength", .number(Double(config?.passwords.minLength ?? Config.Passwords().minLength))),
         ])
     }
 

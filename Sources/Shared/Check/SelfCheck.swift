@@ -85,6 +85,7 @@ public struct SelfCheck {
         for service in services(config) {
             checkService(service, note: note)
         }
+        checkPasswords(config, note: note)
         checkEvents(config, note: note)
         checkProviderEvents(config, note: note)
         checkPasskeys(config, note: note)

@@ -175,6 +175,8 @@ public struct Config: Sendable {
     public var firebase: Firebase?
     public var mail: Mail?
     public var passwordCost: PasswordCost
+    /// What a password being set must pass (`passwords`).
+    public var passwords = Passwords()
     public var limits: Limits
     public var deletion = Deletion(auditKeyFile: nil, revocationBudgetSeconds: 20)
     /// The app's receiver of account events; nil: no events are written.
@@ -229,12 +231,14 @@ public struct Config: Sendable {
         if let mail { urls.append(("mail.smtpUrl", mail.smtpUrl)) }
         if let events { urls.append(("events.url", events.url)) }
         if let passkeys { urls.append(("passkeys.siteUrl", passkeys.siteUrl)) }
+        if let range = passwords.rangeUrl { urls.append(("passwords.rangeUrl", range)) }
         return urls
     }
 
     /// The sections `Scope.sessionCheck` leaves unread.
     static let sectionsBeyondTheCheck = [
-        "http", "keyCache", "google", "apple", "firebase", "mail", "password", "limits", "deletion", "passkeys", "kit",
+        "http", "keyCache", "google", "apple", "firebase", "mail", "password", "passwords", "limits", "deletion", "passkeys",
+        "kit",
     ]
 
     public static func parse(_ bytes: [UInt8], scope: Scope = .everything) throws(ConfigError) -> Config {
@@ -412,6 +416,9 @@ public struct Config: Sendable {
                 iterations: try r.int("iterations", default: floor.iterations, range: floor.iterations...16))
             try r.rejectUnknown()
         }
+        if var r = try top.section("passwords") {
+            config.passwords = try Passwords.read(&r, processLifetimeSeconds: config.processLifetimeSeconds)
+        }
         if var r = try top.section("limits") {
             var l = Limits()
             l.loginWindowSeconds = try r.int("loginWindowSeconds", default: l.loginWindowSeconds, range: 60...86_400)
@@ -472,6 +479,7 @@ public struct Config: Sendable {
         if r.has("maxLifetimeSeconds") {
             policy.maxLifetimeSeconds = try r.int("maxLifetimeSeconds", default: 0, range: 1...(10 * 366 * 86_400))
         }
+        policy.recentSignInSeconds = try r.int("recentSignInSeconds", default: 600, range: 1...(400 * 86_400))
         try r.rejectUnknown()
         guard policy.renewAfterSeconds < lifetime else {
             throw ConfigError(key: r.key("renewAfterSeconds"), reason: "must be less than sessionLifetimeSeconds (\(lifetime))")

@@ -13,10 +13,11 @@ public enum EmailSignIn {
         FrontdoorError(.invalidCredentials, "That email and password do not match an account.")
     }
 
-    /// The password member: missing is a malformed request, present but empty a bad password.
-    static func password(_ body: JSONValue) throws(FrontdoorError) -> String {
-        guard let password = try body.optionalString("password", maxBytes: 4096, mayHoldNUL: true) else {
-            throw .invalidRequest("password is required.")
+    /// A password member (`password`, or `account`'s `currentPassword` and `newPassword`):
+    /// missing is a malformed request, present but empty a bad password.
+    static func password(_ body: JSONValue, _ name: String = "password") throws(FrontdoorError) -> String {
+        guard let password = try body.optionalString(name, maxBytes: 4096, mayHoldNUL: true) else {
+            throw .invalidRequest("\(name) is required.")
         }
         return password
     }
@@ -29,7 +30,10 @@ public enum EmailSignIn {
         let name = try displayName(body)
         let deviceName = try PersonText.deviceName(body)
         let email = try EmailValidation.checked(typed, acceptAsTyped: try body.optionalBool("acceptAsTyped") ?? false)
-        try PasswordHasher.checkLength(password)
+        // Rule 19 before anything is counted or hashed: a refused password costs no try.
+        try PasswordPolicy.check(password, context: .init(email: email), config: context.config)
+        // A registration makes an account: never on a proof of another session's (rule 18).
+        if try Reauthentication.bearer(context) != nil { throw Reauthentication.mismatch }
         let db = try context.database()
         let key = EmailAddress.matchKey(email)
         let taken = FrontdoorError(.emailTaken, "An account with this email already exists. Please sign in instead.")
@@ -43,6 +47,8 @@ public enum EmailSignIn {
         guard !known else { throw taken }
         // Hashing takes tens of milliseconds: outside the transaction, so no write lock waits on it.
         let hash = try PasswordHasher.hash(password, cost: context.config.passwordCost)
+        // The address was free a moment ago: the race with an address change's confirm.
+        TestHooks.pause("registration-checked")
         let session = try db.transaction { () throws(FrontdoorError) -> SessionBody? in
             let accountId = try ProviderSignIn.newAccountId()
             let inserted = try db.run(
@@ -66,6 +72,7 @@ public enum EmailSignIn {
         let typed = try context.body.requiredString("email", maxBytes: 1024)
         let password = try password(context.body)
         let deviceName = try PersonText.deviceName(context.body)
+        let reauth = try Reauthentication.bearer(context)
         let db = try context.database()
         let cost = context.config.passwordCost
         // Every attempt counts until it succeeds, so parallel guesses cannot all slip under the limit.
@@ -96,9 +103,11 @@ public enum EmailSignIn {
                     [.text(rehashed), .text(account.id), .text(account.hash)])
             }
             try succeeded(limits, db: db, now: context.now)
+            // Judged only now, after the password: before it, a mismatch would say which
+            // addresses have an account.
             return try ProviderSignIn.startSession(
                 db: db, accountId: account.id, created: false, config: context.config, now: context.now,
-                deviceName: deviceName)
+                deviceName: deviceName, reauth: reauth)
         }
         return session.response
     }

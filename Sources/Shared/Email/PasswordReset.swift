@@ -76,10 +76,20 @@ enum PasswordReset {
         let code = try body.requiredString("code", maxBytes: 64)
         let password = try EmailSignIn.password(body)
         let deviceName = try PersonText.deviceName(body)
+        let reauth = try Reauthentication.bearer(context)
         let db = try context.database()
         let now = context.now
-        guard case .reset = try PendingTicket.find(ticket, db: db, now: now) else { throw PendingTicket.invalid }
-        try PasswordHasher.checkLength(password)
+        guard case .reset(_, let accountId) = try PendingTicket.find(ticket, db: db, now: now) else {
+            throw PendingTicket.invalid
+        }
+        // Rule 19 before the code is judged or the ticket spent: a refused password costs no try.
+        // Its words are the account's address; an unknown address's ticket has none, and its
+        // answers tell no more than `register`'s `email_taken` does (docs/security.md).
+        var email: String? = nil
+        if let accountId {
+            email = try db.query("SELECT email FROM accounts WHERE id = ?", [.text(accountId)]).first?.text(0)
+        }
+        try PasswordPolicy.check(password, context: .init(email: email), config: context.config)
         // Hashed before the transaction so no write lock waits on it.
         let hash = try PasswordHasher.hash(password, cost: context.config.passwordCost)
         let secret = try context.rateLimitSecret()
@@ -87,6 +97,8 @@ enum PasswordReset {
         let outcome = try db.transaction { () throws(FrontdoorError) -> Result<SessionBody, FrontdoorError> in
             let pending = try PendingTicket.find(ticket, db: db, now: now)
             guard case .reset(let ticketHash, let accountId) = pending else { throw PendingTicket.invalid }
+            // Before the code counts a try: a reset with another account's session changes nothing.
+            if let reauth { try reauth.requireSame(accountId) }
             let failures = try PendingTicket.codeFailureLimit(pending, db: db, config: context.config, secret: secret)
             if case .refused(let error) = try Codes.check(
                 code, ticketHash: ticketHash, key: codeKey, failures: failures, db: db, now: now)
@@ -99,10 +111,14 @@ enum PasswordReset {
             try Events.record(.settingPassword, accountId: accountId, in: db, config: context.config, now: now)
             try db.run(
                 "UPDATE accounts SET password_hash = ?, email_verified = 1 WHERE id = ?", [.text(hash), .text(accountId)])
-            try db.run("DELETE FROM sessions WHERE account_id = ?", [.text(accountId)])
+            // Every session ends; a bearer's is proven again below instead (its holder has the code).
+            try db.run(
+                "DELETE FROM sessions WHERE account_id = ? AND token_hash <> ?",
+                [.text(accountId), .blob(reauth?.tokenHash ?? [])])
             _ = try PasskeyTakeback.run(accountId, sessionsMadeBy: now, db: db, config: context.config, now: now)
             return .success(try ProviderSignIn.startSession(
-                db: db, accountId: accountId, created: false, config: context.config, now: now, deviceName: deviceName))
+                db: db, accountId: accountId, created: false, config: context.config, now: now, deviceName: deviceName,
+                reauth: reauth))
         }
         return try outcome.get().response
     }

@@ -1,16 +1,27 @@
 /// A ticket `verify-email` was handed: a pending join (`tickets`, made by a provider sign-in's
 /// `409 proof_required`), or one of its own (`email_tickets`: own-email verification, password
-/// reset). Every ticket is 256 random bits, stored only as its SHA-256, expiring, and used once.
+/// reset, an address change). Every ticket is 256 random bits, stored only as its SHA-256, expiring, and used once.
 public enum PendingTicket: Sendable {
     case join(hash: [UInt8], accountId: String, provider: String, subject: String, methods: [String])
     case verify(hash: [UInt8], accountId: String)
     /// `accountId` is nil for a reset asked for an address nobody has: it behaves the same, and
     /// no code it could be confirmed with was ever sent.
     case reset(hash: [UInt8], accountId: String?)
+    /// An address change (`account` `change_email`): `email` becomes the account's once the code
+    /// mailed to it is confirmed.
+    case change(hash: [UInt8], accountId: String, email: String)
 
     public var hash: [UInt8] {
         switch self {
-        case .join(let hash, _, _, _, _), .verify(let hash, _), .reset(let hash, _): hash
+        case .join(let hash, _, _, _, _), .verify(let hash, _), .reset(let hash, _), .change(let hash, _, _): hash
+        }
+    }
+
+    /// The account the ticket acts on; nil for a reset of an address nobody has.
+    var accountId: String? {
+        switch self {
+        case .join(_, let id, _, _, _), .verify(_, let id), .change(_, let id, _): id
+        case .reset(_, let id): id
         }
     }
 
@@ -30,11 +41,12 @@ public enum PendingTicket: Sendable {
             return .join(hash: hash, accountId: accountId, provider: provider, subject: subject, methods: methods)
         }
         let own = try db.query(
-            "SELECT purpose, account_id FROM email_tickets WHERE ticket_hash = ? AND expires_at > ?",
+            "SELECT purpose, account_id, email FROM email_tickets WHERE ticket_hash = ? AND expires_at > ?",
             [.blob(hash), .integer(now)])
-        switch (own.first?.text(0), own.first?.text(1)) {
-        case ("verify", .some(let accountId)): return .verify(hash: hash, accountId: accountId)
-        case ("reset", let accountId): return .reset(hash: hash, accountId: accountId)
+        switch (own.first?.text(0), own.first?.text(1), own.first?.text(2)) {
+        case ("verify", .some(let accountId), _): return .verify(hash: hash, accountId: accountId)
+        case ("reset", let accountId, _): return .reset(hash: hash, accountId: accountId)
+        case ("change", .some(let accountId), .some(let email)): return .change(hash: hash, accountId: accountId, email: email)
         default: throw invalid
         }
     }
@@ -47,21 +59,24 @@ public enum PendingTicket: Sendable {
         return removed == 1
     }
 
-    /// A new own-email or reset ticket; returns the ticket and its hash. `addressKey`
-    /// (`RateLimits.addressKey`) stands for the address a reset was asked for.
+    /// A new own-email, reset or address-change ticket; returns the ticket and its hash.
+    /// `addressKey` (`RateLimits.addressKey`) stands for the address a reset was asked for, or a
+    /// change's new address; `email` is a change's new address itself.
     static func create(
-        purpose: String, accountId: String?, addressKey: [UInt8]? = nil, db: Database, now: UnixTime, lifetime: Int64
+        purpose: String, accountId: String?, addressKey: [UInt8]? = nil, email: String? = nil, db: Database,
+        now: UnixTime, lifetime: Int64
     ) throws(FrontdoorError) -> (ticket: String, hash: [UInt8]) {
         let ticket = Base64URL.encode(try SecureRandom.bytes(32))
         let hash = SHA256.hash(Array(ticket.utf8))
         try db.run(
             """
-            INSERT INTO email_tickets (ticket_hash, purpose, account_id, address_key, created_at, expires_at)
-            VALUES (?, ?, ?, ?, ?, ?)
+            INSERT INTO email_tickets (ticket_hash, purpose, account_id, address_key, email, created_at, expires_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .blob(hash), .text(purpose), accountId.map(SQLValue.text) ?? .null,
-                addressKey.map(SQLValue.blob) ?? .null, .integer(now), .integer(now + lifetime),
+                addressKey.map(SQLValue.blob) ?? .null, email.map(SQLValue.text) ?? .null, .integer(now),
+                .integer(now + lifetime),
             ])
         return (ticket, hash)
     }
@@ -79,6 +94,9 @@ public enum PendingTicket: Sendable {
         case .reset(let hash, let accountId):
             let stored = try db.query("SELECT address_key FROM email_tickets WHERE ticket_hash = ?", [.blob(hash)])
             addressKey = stored.first?.blob(0) ?? RateLimits.addressKey("account:" + (accountId ?? "-"), secret: secret)
+        case .change(_, _, let email):
+            // The address the code went to, as for every other ticket.
+            addressKey = RateLimits.addressKey(email, secret: secret)
         }
         return config.limits.codeFailures(addressKey: addressKey, secret: secret)
     }

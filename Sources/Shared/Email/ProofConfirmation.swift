@@ -9,33 +9,45 @@ enum ProofConfirmation {
         let password = try body.optionalString("password", maxBytes: 4096, mayHoldNUL: true)
         guard (code == nil) != (password == nil) else { throw .invalidRequest("Send either code or password.") }
         let deviceName = try PersonText.deviceName(body)
+        let reauth = try Reauthentication.bearer(context)
         let db = try context.database()
         switch try PendingTicket.find(ticket, db: db, now: context.now) {
         case .reset:
             throw PendingTicket.invalid
-        case .verify where password != nil:
+        case .verify where password != nil, .change where password != nil:
             throw .invalidRequest("This can only be confirmed with the code sent by email.")
         case .join(_, _, _, _, let methods) where password != nil && !methods.contains("password"):
             throw .invalidRequest("This can only be confirmed with the code sent by email.")
         default:
             break
         }
-        if let code { return try byCode(code, ticket: ticket, context: context, db: db, deviceName: deviceName).response }
-        return try byPassword(password ?? "", ticket: ticket, context: context, db: db, deviceName: deviceName).response
+        if let code {
+            return try byCode(code, ticket: ticket, context: context, db: db, deviceName: deviceName, reauth: reauth)
+                .response
+        }
+        return try byPassword(
+            password ?? "", ticket: ticket, context: context, db: db, deviceName: deviceName, reauth: reauth
+        ).response
     }
 
     /// The inbox is proven. A join to an account whose email was typed and never proven also
     /// clears that password, ends the account's sessions and removes the passkeys they added:
     /// whoever typed the address may have set them (account pre-hijacking). An account whose email
-    /// was proven keeps all three.
+    /// was proven keeps all three. An address change's new address becomes the account's
+    /// (`EmailChange.apply`). With `reauth`, the ticket must be of the bearer's account (checked
+    /// before the code counts a try), whose session is then proven again in place; a join that
+    /// ends the sessions ends the others.
     static func byCode(
-        _ code: String, ticket: String, context: RequestContext, db: Database, deviceName: String? = nil
+        _ code: String, ticket: String, context: RequestContext, db: Database, deviceName: String? = nil,
+        reauth: Reauthentication? = nil
     ) throws(FrontdoorError) -> SessionBody {
         let now = context.now
         let secret = try context.rateLimitSecret()
         let codeKey = try context.codeKey()
-        let outcome = try db.transaction { () throws(FrontdoorError) -> Result<SessionBody, FrontdoorError> in
+        typealias Confirmed = (body: SessionBody, notice: SettingsNotice?)
+        let outcome = try db.transaction { () throws(FrontdoorError) -> Result<Confirmed, FrontdoorError> in
             let pending = try PendingTicket.find(ticket, db: db, now: now)
+            if let reauth { try reauth.requireSame(pending.accountId) }
             let failures = try PendingTicket.codeFailureLimit(pending, db: db, config: context.config, secret: secret)
             if case .refused(let error) = try Codes.check(
                 code, ticketHash: pending.hash, key: codeKey, failures: failures, db: db, now: now)
@@ -44,6 +56,7 @@ enum ProofConfirmation {
             }
             guard try PendingTicket.spend(pending.hash, db: db) else { throw PendingTicket.invalid }
             let accountId: String
+            var notice: SettingsNotice?
             switch pending {
             case .join(_, let id, let provider, let subject, _):
                 accountId = id
@@ -51,7 +64,11 @@ enum ProofConfirmation {
                     "SELECT 1 FROM accounts WHERE id = ? AND email_verified = 0", [.text(id)])
                 if !typed.isEmpty {
                     try db.run("UPDATE accounts SET password_hash = NULL WHERE id = ?", [.text(id)])
-                    try db.run("DELETE FROM sessions WHERE account_id = ?", [.text(id)])
+                    // A bearer's session stays, to be proven again below: its holder also holds
+                    // the code, and a new session would give them nothing less (docs/security.md).
+                    try db.run(
+                        "DELETE FROM sessions WHERE account_id = ? AND token_hash <> ?",
+                        [.text(id), .blob(reauth?.tokenHash ?? [])])
                 }
                 try InboxProof.dropUnprovenIdentities(of: id, db: db)
                 try link(provider: provider, subject: subject, to: id, db: db, now: now)
@@ -64,22 +81,30 @@ enum ProofConfirmation {
                 // The session's holder read the code: whoever made the account owns the inbox.
                 accountId = id
                 try db.run("UPDATE identities SET email_proven = 1 WHERE account_id = ?", [.text(id)])
+            case .change(_, let id, let email):
+                accountId = id
+                notice = try EmailChange.apply(email, to: id, db: db, config: context.config, now: now)
             case .reset:
                 throw PendingTicket.invalid
             }
             try Events.record(.verifyingEmail, accountId: accountId, in: db, config: context.config, now: now)
             try db.run("UPDATE accounts SET email_verified = 1 WHERE id = ?", [.text(accountId)])
-            return .success(try ProviderSignIn.startSession(
-                db: db, accountId: accountId, created: false, config: context.config, now: now, deviceName: deviceName))
+            let body = try ProviderSignIn.startSession(
+                db: db, accountId: accountId, created: false, config: context.config, now: now, deviceName: deviceName,
+                reauth: reauth)
+            return .success((body, notice))
         }
-        return try outcome.get()
+        let confirmed = try outcome.get()
+        if let notice = confirmed.notice { context.runAfterAnswer { notice.send(context) } }
+        return confirmed.body
     }
 
     /// The account's password proves the person is its owner: the identity joins, the email counts
     /// as proven (the provider verified it), and password and sessions stay. Tries count against
     /// the same limits as logins.
     static func byPassword(
-        _ password: String, ticket: String, context: RequestContext, db: Database, deviceName: String? = nil
+        _ password: String, ticket: String, context: RequestContext, db: Database, deviceName: String? = nil,
+        reauth: Reauthentication? = nil
     ) throws(FrontdoorError) -> SessionBody {
         let now = context.now
         let cost = context.config.passwordCost
@@ -88,6 +113,7 @@ enum ProofConfirmation {
             guard case .join(_, let id, _, _, _) = try PendingTicket.find(ticket, db: db, now: now) else {
                 throw PendingTicket.invalid
             }
+            if let reauth { try reauth.requireSame(id) }
             let rows = try db.query("SELECT email, password_hash FROM accounts WHERE id = ?", [.text(id)])
             let limits = context.config.limits.login(
                 email: rows.first?.text(0) ?? id, client: context.client, secret: secret)
@@ -111,7 +137,8 @@ enum ProofConfirmation {
             try db.run("UPDATE accounts SET email_verified = 1 WHERE id = ?", [.text(id)])
             try EmailSignIn.succeeded(limits, db: db, now: now)
             return try ProviderSignIn.startSession(
-                db: db, accountId: id, created: false, config: context.config, now: now, deviceName: deviceName)
+                db: db, accountId: id, created: false, config: context.config, now: now, deviceName: deviceName,
+                reauth: reauth)
         }
     }
 

@@ -31,6 +31,14 @@ public enum VerifyEmail {
             let accountId: String
             switch pending {
             case .join(_, let id, _, _, _), .verify(_, let id): accountId = id
+            case .change(_, let id, let email):
+                // The new address, checked when the change was asked for; the account's own
+                // address and what stops mail to it do not concern it.
+                let limits = context.config.limits.mail(to: email, secret: secret)
+                try RateLimits.hit(limits, db: db, now: now)
+                let disabled = try !db.query(
+                    "SELECT 1 FROM accounts WHERE id = ? AND disabled_at IS NOT NULL", [.text(id)]).isEmpty
+                return (pending, email, limits, disabled ? MailWithheld.disabled : nil)
             // A reset's code goes out with reset_request; asking again makes a new ticket.
             case .reset: throw PendingTicket.invalid
             }
@@ -53,7 +61,7 @@ public enum VerifyEmail {
             if let withheld {
                 syslog("code not mailed: \(withheld.rawValue)", warning: true)
             } else {
-                try mailer.send(.code(code, to: email, purpose: "to confirm your email address"), now: now)
+                try mailer.send(.code(code, to: email, purpose: purpose(of: pending)), now: now)
             }
         } catch {
             try db.transaction { () throws(FrontdoorError) in try RateLimits.refund(limits, db: db, now: now) }
@@ -65,6 +73,12 @@ public enum VerifyEmail {
         return CGIResponse(status: 200, body: .object([
             ("sent", true), ("codeExpiresAt", .string(Clock.rfc3339(now + Codes.lifetimeSeconds))),
         ]))
+    }
+
+    /// The phrase of the code's mail.
+    static func purpose(of pending: PendingTicket) -> String {
+        if case .change = pending { return "to confirm your new email address" }
+        return "to confirm your email address"
     }
 
     /// With a session: a ticket to prove the account's own, typed email by code (`send_code`, then

@@ -8,6 +8,7 @@ public struct Event: Sendable, Equatable {
         case emailVerified = "account.email_verified"
         case deleted = "account.deleted"
         case unlinked = "account.unlinked"
+        case updated = "account.updated"
     }
 
     public let id: String
@@ -19,9 +20,12 @@ public struct Event: Sendable, Equatable {
     /// `account.linked` and `account.unlinked` only: the method that joined (`google`, `apple`,
     /// `password`, `passkey`), or that went.
     public let provider: String?
+    /// `account.updated` only: what changed (`password` or `email`), never the new value.
+    public let changed: [String]?
 
     public init(
-        id: String, kind: Kind, accountId: String, occurredAt: UnixTime, providers: [String], provider: String? = nil
+        id: String, kind: Kind, accountId: String, occurredAt: UnixTime, providers: [String], provider: String? = nil,
+        changed: [String]? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -29,6 +33,7 @@ public struct Event: Sendable, Equatable {
         self.occurredAt = occurredAt
         self.providers = providers
         self.provider = provider
+        self.changed = changed
     }
 
     /// A new, random id: 128 bits, base64url. The receiver de-duplicates by it.
@@ -43,6 +48,7 @@ public struct Event: Sendable, Equatable {
             ("occurredAt", .string(Clock.rfc3339(occurredAt))), ("providers", .array(providers.map(JSONValue.string))),
         ]
         if let provider { members.append(("provider", .string(provider))) }
+        if let changed { members.append(("changed", .array(changed.map(JSONValue.string)))) }
         return JSONValue.object(members).serialized
     }
 }

@@ -23,6 +23,9 @@ public enum Events {
         /// `provider`'s way in was just removed (call after the removal, so `providers` says what
         /// is left): `account.unlinked`.
         case unlinked(provider: String)
+        /// The account's password or address was just changed (`changed`: `password` or `email`):
+        /// `account.updated`, never with the value.
+        case updated(changed: String)
     }
 
     private static let recorded = Atomic<Bool>(false)
@@ -59,6 +62,8 @@ public enum Events {
             try write(.deleted, accountId, now, providers, db)
         case .unlinked(let provider):
             try write(.unlinked, accountId, now, providers, db, provider: provider)
+        case .updated(let changed):
+            try write(.updated, accountId, now, providers, db, changed: [changed])
         }
         recorded.store(true, ordering: .relaxed)
         // The writer delivers these itself after its answer; other requests are told to look only
@@ -68,11 +73,11 @@ public enum Events {
 
     private static func write(
         _ kind: Event.Kind, _ accountId: String, _ now: UnixTime, _ providers: [String], _ db: Database,
-        provider: String? = nil
+        provider: String? = nil, changed: [String]? = nil
     ) throws(FrontdoorError) {
         try EventOutbox.insert(
             Event(id: try Event.newId(), kind: kind, accountId: accountId, occurredAt: now, providers: providers,
-                  provider: provider),
+                  provider: provider, changed: changed),
             db)
     }
 

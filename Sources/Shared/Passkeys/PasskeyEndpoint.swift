@@ -21,6 +21,12 @@ public enum PasskeyEndpoint {
         return session
     }
 
+    /// The stored form of the bearer token `session` admitted.
+    static func bearerHash(_ context: RequestContext) throws(FrontdoorError) -> [UInt8] {
+        guard let token = context.request.bearerToken, Sessions.isWellFormed(token) else { throw Sessions.unauthorized }
+        return Sessions.hash(token)
+    }
+
     /// Only to an account whose email is proven or that has none (rule 17). Its email and name.
     static func eligible(_ accountId: String, _ db: Database) throws(FrontdoorError) -> (String?, String?) {
         guard let row = try db.query(
@@ -41,6 +47,11 @@ public enum PasskeyEndpoint {
         let secret = try context.rateLimitSecret()
         let options = try db.transaction { () throws(FrontdoorError) -> JSONValue in
             let session = try session(context, db)
+            // Rule 18: a stolen session alone must not add a lasting way in (issue 29). First,
+            // before every refusal of its own.
+            try RecentSignIn.require(
+                tokenHash: try bearerHash(context), accountId: session.accountId, db: db,
+                policy: context.config.sessions, now: context.now)
             let (email, name) = try eligible(session.accountId, db)
             // A full account is told before its phone makes a passkey we would refuse, and counts nothing.
             try PasskeyStore.refuseIfFull(session.accountId, db: db)
@@ -132,12 +143,23 @@ public enum PasskeyEndpoint {
         return CGIResponse(status: 200, body: .object([("passkeys", listed)]))
     }
 
-    /// Ends no session: a passkey is a way in, not a sign-in.
+    /// Ends no session: a passkey is a way in, not a sign-in. Removing a way in is rule 18's: it
+    /// needs a recent sign-in, and the account's last passkey goes only when another way in
+    /// remains (`WaysIn`).
     static func delete(_ context: RequestContext) throws(FrontdoorError) -> CGIResponse {
         let passkeyId = try context.body.requiredString("passkeyId", maxBytes: 2048)
         let db = try context.database()
         try db.transaction { () throws(FrontdoorError) in
-            try PasskeyStore.delete(passkeyId, accountId: try session(context, db).accountId, db: db)
+            let accountId = try session(context, db).accountId
+            try RecentSignIn.require(
+                tokenHash: try bearerHash(context), accountId: accountId, db: db, policy: context.config.sessions,
+                now: context.now)
+            try PasskeyStore.delete(passkeyId, accountId: accountId, db: db)
+            let left = try db.query("SELECT 1 FROM passkeys WHERE account_id = ? LIMIT 1", [.text(accountId)])
+            if left.isEmpty, let ways = try WaysIn.of(accountId, db: db), ways.isEmpty {
+                throw FrontdoorError(
+                    .lastSignInMethod, "This is the account's last way to sign in. Add another before removing it.")
+            }
         }
         return CGIResponse(status: 200, body: .object([("deleted", true)]))
     }

@@ -41,6 +41,7 @@ public enum PasskeySignIn {
         let ceremonyId = try context.body.requiredString("ceremonyId", maxBytes: 64)
         guard let credential = context.body["credential"] else { throw .invalidRequest("credential is required.") }
         let deviceName = try PersonText.deviceName(context.body)
+        let reauth = try Reauthentication.bearer(context)
         let response: AssertionResponse
         do throws(PasskeyError) {
             response = try PasskeyCredentialJSON.assertion(credential)
@@ -73,7 +74,7 @@ public enum PasskeySignIn {
             }
             let body = try ProviderSignIn.startSession(
                 db: db, accountId: accountId, created: false, config: context.config, now: context.now,
-                deviceName: deviceName)
+                deviceName: deviceName, reauth: reauth)
             // The crash suite kills a sign-in here: the ceremony taken, the record and the session
             // written, nothing committed.
             TestHooks.pause("passkey-signed-in")

@@ -4,7 +4,7 @@ enum Migrations {
     static let scripts: [String] = [
         v1, v2, emailCodesAndLimits, accountDeletion, keyedRateLimits, reviewFixes, slidingSessions, relayWindow,
         eventOutbox, sealedUnderServerKey, outboxHeads, domainKeys, disabledAccounts,
-        providerEvents, ephemeralKinds, passkeys, passkeySessions,
+        providerEvents, ephemeralKinds, passkeys, passkeySessions, settings,
     ]
 
     /// What a script leaves to Swift, run right after it in the same transaction.
@@ -384,5 +384,15 @@ enum Migrations {
     static let passkeySessions = """
         ALTER TABLE passkeys ADD COLUMN session_id TEXT;
         ALTER TABLE passkeys ADD COLUMN session_made_at INTEGER NOT NULL DEFAULT 0;
+        """
+
+    /// Issue 31, settings (rule 18): when each session was made or last proven by a real sign-in
+    /// (a renewal is not one), which the sensitive actions judge "recent" by; a session from
+    /// before this version gets 0, never recent, so its holder signs in again before changing how
+    /// the account is entered. And the new address an address change waits to prove
+    /// (`email_tickets` of purpose `change`, kept as long as the ticket).
+    static let settings = """
+        ALTER TABLE sessions ADD COLUMN signed_in_at INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE email_tickets ADD COLUMN email TEXT;
         """
 }

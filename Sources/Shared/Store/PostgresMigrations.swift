@@ -112,6 +112,11 @@ enum PostgresMigrations {
             #"ALTER TABLE passkeys ADD COLUMN session_id text COLLATE "C""#,
             "ALTER TABLE passkeys ADD COLUMN session_made_at bigint NOT NULL DEFAULT 0",
         ],
+        // 18, `Migrations.settings`: the last real sign-in of each session, and an address change's new address.
+        [
+            "ALTER TABLE sessions ADD COLUMN signed_in_at bigint NOT NULL DEFAULT 0",
+            #"ALTER TABLE email_tickets ADD COLUMN email text COLLATE "C""#,
+        ],
     ]
 
     /// The version this code brings a store to; the same as SQLite's.

@@ -16,6 +16,13 @@ public struct FrontdoorError: Error, Sendable, CustomStringConvertible {
         case emailTaken = "email_taken"
         case credentialTaken = "credential_taken"
         case tooManyPasskeys = "too_many_passkeys"
+        case reauthenticationRequired = "reauthentication_required"
+        case accountMismatch = "account_mismatch"
+        case identityTaken = "identity_taken"
+        case providerLinked = "provider_linked"
+        case lastSignInMethod = "last_sign_in_method"
+        case noPassword = "no_password"
+        case passwordExists = "password_exists"
         case proofRequired = "proof_required"
         case payloadTooLarge = "payload_too_large"
         case unsupportedMediaType = "unsupported_media_type"
@@ -54,10 +61,12 @@ public struct FrontdoorError: Error, Sendable, CustomStringConvertible {
         switch code {
         case .invalidRequest, .invalidTicket: 400
         case .invalidToken, .invalidCredentials, .invalidCode, .unauthorized: 401
-        case .emailNotVerified, .accountDisabled: 403
+        case .emailNotVerified, .accountDisabled, .reauthenticationRequired: 403
         case .notFound: 404
         case .methodNotAllowed: 405
-        case .emailTaken, .credentialTaken, .tooManyPasskeys, .proofRequired: 409
+        case .emailTaken, .credentialTaken, .tooManyPasskeys, .proofRequired, .accountMismatch, .identityTaken,
+            .providerLinked, .lastSignInMethod, .noPassword, .passwordExists:
+            409
         case .payloadTooLarge: 413
         case .unsupportedMediaType: 415
         case .invalidEmail, .invalidPassword: 422
