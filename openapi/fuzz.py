@@ -92,10 +92,13 @@ def main():
     status = subprocess.run(command, env=environment, cwd=work).returncode
 
     counts = collections.defaultdict(collections.Counter)
+    actions = collections.defaultdict(collections.Counter)
     with open(answers) as lines:
         for line in lines:
-            method, path, code, mode = line.split()
+            method, path, code, mode, action = line.split()
             counts[f"{method} {path}"][code] += 1
+            if action != "-" and code.startswith("2"):
+                actions[path.rsplit("/", 1)[-1]][action] += 1
     print("\nanswers per operation (2xx / all, then by status):")
     never = []
     cases = 0
@@ -108,6 +111,9 @@ def main():
         print(f"  {name:48} {ok:4} / {total:<4} {detail}")
         if can_succeed(operation) and ok == 0:
             never.append(name)
+    print("2xx by action (+reauthenticated: a sign-in that proved its bearer's session again):")
+    for endpoint, seen in sorted(actions.items()):
+        print(f"  {endpoint:16} " + " ".join(f"{action}:{n}" for action, n in sorted(seen.items())))
     print(f"{len(operations(spec))} operations, {cases} answers, schemathesis exit {status}, seed {seed}")
     if never:
         print("never answered 2xx: " + ", ".join(never))

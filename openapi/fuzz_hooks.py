@@ -11,7 +11,7 @@ schemathesis knows them as explicit and checks that each protected operation ref
 without one.
 
 Environment: FRONTDOOR_FUZZ_URL (nginx), FRONTDOOR_FUZZ_PROVIDER (frontdoor-dev serve),
-FRONTDOOR_FUZZ_SEED, FRONTDOOR_FUZZ_ANSWERS (a file: one line per answer, "<operation> <status>").
+FRONTDOOR_FUZZ_SEED, FRONTDOOR_FUZZ_ANSWERS (a file: one line per answer, "<operation> <status> <mode> <action>").
 """
 import base64
 import hashlib
@@ -66,6 +66,20 @@ def address_strategy():
 schemathesis.openapi.format("email", address_strategy())
 
 
+def password_strategy():
+    """A password rule 19 takes: its list, runs and context words are no JSON Schema (the document
+    says them in prose, PasswordRulesTests holds them), so a valid case gets a password no list
+    holds: a drawn number's SHA-256 in base64url, 15 to 43 characters (the document's `minLength`
+    up). Hypothesis's favourite strings ("000000000000000") would be refused as repetitive."""
+    def made(number, length):
+        digest = hashlib.sha256(number.to_bytes(8, "big")).digest()
+        return base64.urlsafe_b64encode(digest).decode().rstrip("=")[:length]
+    return st.builds(made, st.integers(min_value=0, max_value=2**64 - 1), st.integers(min_value=15, max_value=43))
+
+
+schemathesis.openapi.format("password", password_strategy())
+
+
 class SetupFailed(Exception):
     pass
 
@@ -93,8 +107,8 @@ def post(path, body, token=None, expect=(200, 201)):
     return answer
 
 
-def google_token(email=None, raw_nonce=None):
-    query = {"sub": fresh("fuzz-google")}
+def google_token(email=None, raw_nonce=None, sub=None):
+    query = {"sub": sub or fresh("fuzz-google")}
     if email:
         query["email"] = email
     if raw_nonce:
@@ -102,9 +116,13 @@ def google_token(email=None, raw_nonce=None):
     return provider("/google/token", **query).text
 
 
-def google_session(email=None):
+def google_session(email=None, sub=None):
     """A new account of its own, signed in with Google (a Gmail address: verified, Google speaks for it)."""
-    return post("/auth/signin-google", {"idToken": google_token(email or fresh("fuzz") + "@gmail.com")}).json()
+    return post("/auth/signin-google", {"idToken": google_token(email or fresh("fuzz") + "@gmail.com", sub=sub)}).json()
+
+
+def strong_password():
+    return fresh("correct-horse")
 
 
 def password_account():
@@ -136,10 +154,12 @@ class World:
         self.main = None          # a Google account's session: session, account, passkey list
         self.password = None      # a password account's session: verify_own_email
         self.passkey = None       # a Google account that registers passkeys, replaced before it is full
+        self.passkey_since = 0.0  # when that account signed in (register_begin and delete need it recent)
         self.passkeys_made = 0
         self.session_ids = {}     # token -> sessionId
         self.account_passkeys = {}  # token -> [passkeyId]
         self.phone_last = None    # the passkey the development phone signs with next (its newest)
+        self.phone_token = None   # a session of that passkey's account
 
     def remember(self, body):
         self.session_ids[body["sessionToken"]] = body["sessionId"]
@@ -156,9 +176,11 @@ class World:
         return self.password
 
     def passkey_token(self):
-        # The development phone holds one passkey per account (it honours excludeCredentials).
-        if self.passkey is None or self.passkeys_made >= 1:
+        # The development phone holds one passkey per account (it honours excludeCredentials). A
+        # new account, too, well before its sign-in stops being recent (600 s; 120 s is a 5x margin).
+        if self.passkey is None or self.passkeys_made >= 1 or time.monotonic() - self.passkey_since > 120:
             self.passkey = self.remember(google_session())
+            self.passkey_since = time.monotonic()
             self.passkeys_made = 0
         return self.passkey
 
@@ -181,6 +203,7 @@ class World:
         passkey_id = finish_body["credential"]["id"]
         self.account_passkeys.setdefault(token, []).append(passkey_id)
         self.phone_last = passkey_id
+        self.phone_token = token
 
     def ensure_phone_passkey(self):
         """The phone signs in with its newest passkey: one that is still registered."""
@@ -192,6 +215,7 @@ class World:
 
 
 world = World()
+SIGN_INS = ("/auth/signin-google", "/auth/signin-apple", "/auth/signin-email", "/auth/signin-passkey")
 
 
 @schemathesis.auth(refresh_interval=None)
@@ -200,6 +224,10 @@ class Sessions:
 
     def get(self, case, context):
         path = case.operation.path
+        # A sign-in takes a bearer only to prove that session again (rule 18): before_call gives
+        # valid cases one of the same account's sessions now and then, never an unrelated one.
+        if path in SIGN_INS:
+            return None
         if path in ("/auth/sign-out", "/auth/delete-account"):
             return world.remember(google_session())
         if path == "/auth/passkey":
@@ -224,6 +252,19 @@ def bearer(case):
     return value[7:] if value.startswith("Bearer ") else None
 
 
+def set_bearer(case, token):
+    """The session a valid case acts with (None: none), whatever was generated or provided."""
+    headers = {k: v for k, v in (case.headers or {}).items() if k.lower() != "authorization"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    case.headers = headers
+
+
+def now_and_then():
+    """A third of the valid sign-ins are sent with a session of their own account: proven again."""
+    return rng.random() < 1 / 3
+
+
 def nonce():
     return base64.urlsafe_b64encode(os.urandom(32)).decode().rstrip("=")
 
@@ -238,20 +279,39 @@ def apple_token(raw_nonce, email=None):
 def join_ticket():
     """A `proof_required` ticket whose methods offer both: a typed Gmail address, then Google."""
     email, password = fresh("fuzz.join") + "@gmail.com", fresh("correct-horse")
-    post("/auth/signin-email", {"action": "register", "email": email, "password": password})
+    account = post("/auth/signin-email", {"action": "register", "email": email, "password": password}).json()
     answer = post("/auth/signin-google", {"idToken": google_token(email)}, expect=(409,)).json()
-    return answer["ticket"], email, password
+    return answer["ticket"], email, password, account["sessionToken"]
+
+
+def change_ticket():
+    """An address change begun by a fresh Google account (`account` `change_email`), its code mailed."""
+    session = google_session()
+    email = fresh("fuzz.moved") + "@example.org"
+    before = last_mail()
+    ticket = post("/auth/account", {"action": "change_email", "newEmail": email}, session["sessionToken"]).json()["ticket"]
+    return ticket, email, before, session["sessionToken"]
 
 
 def live_verify_email(case, body):
     action = body.get("action")
     if action == "send_code":
-        # A ticket of the session's own address (the auth provider's password account).
-        own = post("/auth/verify-email", {"action": "verify_own_email"}, bearer(case)).json()
-        if own.get("emailVerified") is False:
-            body["ticket"] = own["ticket"]
+        if rng.random() < 0.5:
+            # A ticket of the session's own address (the auth provider's password account).
+            own = post("/auth/verify-email", {"action": "verify_own_email"}, bearer(case)).json()
+            if own.get("emailVerified") is False:
+                body["ticket"] = own["ticket"]
+        else:
+            body["ticket"] = change_ticket()[0]
     elif action == "confirm":
-        ticket, email, password = join_ticket()
+        if not isinstance(body.get("password"), str) and rng.random() < 0.5:
+            # An address change: by code only.
+            ticket, email, before, token = change_ticket()
+            body["ticket"] = ticket
+            body["code"] = latest_code(email, before)
+            set_bearer(case, token if now_and_then() else None)
+            return
+        ticket, email, password, token = join_ticket()
         body["ticket"] = ticket
         if isinstance(body.get("password"), str):
             body["password"] = password
@@ -259,11 +319,48 @@ def live_verify_email(case, body):
             before = last_mail()
             post("/auth/verify-email", {"action": "send_code", "ticket": ticket})
             body["code"] = latest_code(email, before)
+        set_bearer(case, token if now_and_then() else None)
     elif action == "reset_confirm":
-        _, email, _ = password_account()
+        account, email, _ = password_account()
         before = last_mail()
         body["ticket"] = post("/auth/verify-email", {"action": "reset_request", "email": email}).json()["ticket"]
         body["code"] = latest_code(email, before)
+        set_bearer(case, account["sessionToken"] if now_and_then() else None)
+    elif action == "reset_request":
+        set_bearer(case, None)
+
+
+def live_account(case, body):
+    """Each settings action from an account it can succeed on, with a session that signed in just now."""
+    action = body.get("action")
+    if action == "change_password":
+        account, _, password = password_account()
+        body["currentPassword"] = password
+        set_bearer(case, account["sessionToken"])
+    elif action == "set_password":
+        set_bearer(case, google_session()["sessionToken"])
+    elif action == "change_email":
+        set_bearer(case, google_session()["sessionToken"])
+    elif action == "link":
+        set_bearer(case, password_account()[0]["sessionToken"])
+        if body.get("provider") == "google":
+            raw = body.get("rawNonce") if isinstance(body.get("rawNonce"), str) else None
+            body["idToken"] = google_token(None, raw)
+        elif body.get("provider") == "apple":
+            raw = nonce()
+            body["rawNonce"] = raw
+            body["identityToken"] = apple_token(raw)
+    elif action == "unlink":
+        # Google, a password on its proven Gmail address, and Apple: any one of them may go.
+        token = google_session()["sessionToken"]
+        post("/auth/account", {"action": "set_password", "newPassword": strong_password()}, token)
+        raw = nonce()
+        post("/auth/account", {"action": "link", "provider": "apple", "identityToken": apple_token(raw), "rawNonce": raw}, token)
+        set_bearer(case, token)
+        fresh_token = body.get("appleIdentityToken")
+        if isinstance(fresh_token, str) and fresh_token:
+            raw = body.get("appleRawNonce") if isinstance(body.get("appleRawNonce"), str) and body["appleRawNonce"] else nonce()
+            body["appleIdentityToken"] = apple_token(raw)
 
 
 def live_passkey(case, body):
@@ -291,15 +388,25 @@ def before_call(context, case, kwargs):
     path = case.operation.path
     body = case.body
     try:
+        if path in SIGN_INS:
+            set_bearer(case, None)
         if path == "/auth/signin-google" and isinstance(body, dict):
             raw = body.get("rawNonce") if isinstance(body.get("rawNonce"), str) else None
-            body["idToken"] = google_token(fresh("fuzz") + "@gmail.com" if rng.random() < 0.5 else None, raw)
+            if now_and_then():
+                # The same Google account again, with one of its sessions: proven again in place.
+                sub = fresh("fuzz-google")
+                set_bearer(case, google_session(sub=sub)["sessionToken"])
+                body["idToken"] = google_token(None, raw, sub=sub)
+            else:
+                body["idToken"] = google_token(fresh("fuzz") + "@gmail.com" if rng.random() < 0.5 else None, raw)
         elif path == "/auth/signin-apple" and isinstance(body, dict):
             raw = nonce()
             body["rawNonce"] = raw
             body["identityToken"] = apple_token(raw, fresh("fuzz.apple") + "@privaterelay.appleid.com")
         elif path == "/auth/signin-email" and isinstance(body, dict) and body.get("action") == "login":
-            _, body["email"], body["password"] = password_account()
+            account, body["email"], body["password"] = password_account()
+            if now_and_then():
+                set_bearer(case, account["sessionToken"])
         elif path == "/auth/verify-email" and isinstance(body, dict):
             live_verify_email(case, body)
         elif path == "/auth/sign-out" and isinstance(body, dict) and isinstance(body.get("sessionId"), str):
@@ -317,8 +424,12 @@ def before_call(context, case, kwargs):
                 raise SetupFailed(f"/phone/get: {got.status_code} {got.text[:200]}")
             body["ceremonyId"] = got.json()["ceremonyId"]
             body["credential"] = got.json()["credential"]
+            if now_and_then():
+                set_bearer(case, world.phone_token)
         elif path == "/auth/passkey" and isinstance(body, dict):
             live_passkey(case, body)
+        elif path == "/auth/account" and isinstance(body, dict):
+            live_account(case, body)
         elif path == "/auth/apple-notify" and isinstance(body, dict):
             kind = rng.choice(["consent-revoked", "account-delete", "account-deleted", "email-disabled", "email-enabled"])
             body["payload"] = provider("/apple/notification", sub=fresh("fuzz-apple"), type=kind).json()["payload"]
@@ -332,6 +443,16 @@ def before_call(context, case, kwargs):
 
 @schemathesis.hook
 def after_call(context, case, response):
+    action = case.body.get("action") if isinstance(case.body, dict) else None
+    action = action if isinstance(action, str) and action.isidentifier() else "-"
+    if isinstance(case.body, dict) and case.body.get("provider") in ("google", "apple", "password") and action in ("link", "unlink"):
+        action += ":" + case.body["provider"]
+    try:
+        # A sign-in that proved its bearer's session again (rule 18).
+        if response.status_code == 200 and response.json().get("reauthenticated") is True:
+            action += "+reauthenticated"
+    except (ValueError, AttributeError):
+        pass
     with open(ANSWERS, "a") as out:
         mode = "positive" if is_positive(case) else "negative"
-        out.write(f"{case.operation.method.upper()} {case.operation.path} {response.status_code} {mode}\n")
+        out.write(f"{case.operation.method.upper()} {case.operation.path} {response.status_code} {mode} {action}\n")

@@ -29,7 +29,8 @@ import Testing
         let postgres = h.postgres.map { ($0.url().description, h.ledgerPath, h.auditKeyPath) }
         let made = try DevProvider.config(
             databasePath: h.databasePath, providerURL: provider.url, smtpPort: provider.smtpPort,
-            eventsSecretFile: h.dir + "/events-secret", siteURL: nil, postgres: postgres)
+            eventsSecretFile: h.dir + "/events-secret", siteURL: nil, postgres: postgres,
+            passwordList: PasswordListFile.built)
         guard case .object(var members) = made else { throw HarnessError("the development config is no object") }
         let limits: [(String, JSONValue)] = [
             ("registrationsPerClientPerHour", 100_000), ("registrationsPerNetworkPerHour", 1_000_000),
