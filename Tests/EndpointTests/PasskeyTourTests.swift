@@ -56,7 +56,9 @@ import Testing
         let provider = try DevProviderProcess(workDir: h.dir)
         let config = try ChildProcess.run(
             Harness.binDir + "/frontdoor-dev",
-            arguments: ["config", "--database", h.databasePath, "--provider", provider.url, "--smtp-port", String(provider.smtpPort)],
+            // As make run names it: the test binaries are not installed beside the list.
+            arguments: ["config", "--database", h.databasePath, "--provider", provider.url, "--smtp-port", String(provider.smtpPort),
+                        "--password-list", PasswordListFile.built],
             environment: ["PATH": "/usr/bin:/bin"], workDir: h.dir)
         #expect(config.exitStatus == 0, "\(config.stderrText)")
         try h.writeText(h.configPath, config.stdoutText)

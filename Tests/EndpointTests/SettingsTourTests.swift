@@ -22,7 +22,8 @@ import Testing
         let provider = try PasskeyTourTests.DevProviderProcess(workDir: h.dir)
         let config = try ChildProcess.run(
             Harness.binDir + "/frontdoor-dev",
-            arguments: ["config", "--database", h.databasePath, "--provider", provider.url, "--smtp-port", String(provider.smtpPort)],
+            arguments: ["config", "--database", h.databasePath, "--provider", provider.url, "--smtp-port", String(provider.smtpPort),
+                        "--password-list", PasswordListFile.built],
             environment: ["PATH": "/usr/bin:/bin"], workDir: h.dir)
         #expect(config.exitStatus == 0, "\(config.stderrText)")
         try h.writeText(h.configPath, config.stdoutText)
@@ -34,7 +35,7 @@ import Testing
         ).stdoutText
         let script = Self.tour(usage)
         #expect(script.contains("change_password") && script.contains("change_email"), "\(usage)")
-        for secret in ["a dev password", "a new dev password"] {
+        for secret in ["a long dev passphrase", "a new long dev passphrase"] {
             Harness.registerSecrets(of: Array(JSONValue.object([("password", .string(secret))]).serialized.utf8), authorization: nil)
         }
         let run = try ChildProcess.run(
