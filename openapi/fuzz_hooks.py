@@ -444,15 +444,15 @@ def before_call(context, case, kwargs):
 @schemathesis.hook
 def after_call(context, case, response):
     action = case.body.get("action") if isinstance(case.body, dict) else None
-    action = action if isinstance(action, str) and action.isidentifier() else "-"
+    action = action if isinstance(action, str) and action.isidentifier() else ""
     if isinstance(case.body, dict) and case.body.get("provider") in ("google", "apple", "password") and action in ("link", "unlink"):
         action += ":" + case.body["provider"]
     try:
         # A sign-in that proved its bearer's session again (rule 18).
         if response.status_code == 200 and response.json().get("reauthenticated") is True:
-            action += "+reauthenticated"
+            action += "+reauthenticated" if action else "reauthenticated"
     except (ValueError, AttributeError):
         pass
     with open(ANSWERS, "a") as out:
         mode = "positive" if is_positive(case) else "negative"
-        out.write(f"{case.operation.method.upper()} {case.operation.path} {response.status_code} {mode} {action}\n")
+        out.write(f"{case.operation.method.upper()} {case.operation.path} {response.status_code} {mode} {action or '-'}\n")
