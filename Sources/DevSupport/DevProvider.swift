@@ -377,16 +377,16 @@ public enum DevProvider {
             in again first (403 reauthentication_required), which any sign-in sent with its bearer does.
 
               SESSION=$(curl -s -X POST \(auth)/signin-email \(json) \\
-                   -d '{"action":"register","email":"settings.tour@example.org","password":"a long dev passphrase"}' | \(field("sessionToken")))
+                   -d '{"action":"register","email":"settings.tour@example.org","password":"a first dev password"}' | \(field("sessionToken")))
               curl -s -w '\\n' -X POST \(auth)/account \(json) \(bearer) \\
-                   -d '{"action":"change_password","currentPassword":"a long dev passphrase","newPassword":"a new long dev passphrase"}'
+                   -d '{"action":"change_password","currentPassword":"a first dev password","newPassword":"a new dev password"}'
               TICKET=$(curl -s -X POST \(auth)/account \(json) \(bearer) \\
                    -d '{"action":"change_email","newEmail":"settings.moved@example.org"}' | \(field("ticket")))
               CODE=$(curl -s \(providerURL)/mail/code)
               curl -s -w '\\n' -X POST \(auth)/verify-email \(json) \(bearer) \\
                    -d "{\\"action\\":\\"confirm\\",\\"ticket\\":\\"$TICKET\\",\\"code\\":\\"$CODE\\"}"
               curl -s -w '\\n' -X POST \(auth)/signin-email \(json) \\
-                   -d '{"action":"login","email":"settings.moved@example.org","password":"a new long dev passphrase"}'
+                   -d '{"action":"login","email":"settings.moved@example.org","password":"a new dev password"}'
               curl -s \(providerURL)/mail/list
 
             """

@@ -24,6 +24,11 @@ final class Harness: @unchecked Sendable {
     var databasePath: String { dir + (postgres == nil ? "/frontdoor.sqlite3" : "/" + Config.boxFilesStem) }
     /// The deletion ledger: the default beside the SQLite file, named in the config on PostgreSQL.
     var ledgerPath: String { dir + "/deletions.ledger" }
+    /// The clock the programs' rate limits count in (`FRONTDOOR_TEST_LIMITS_NOW`, debug builds): a
+    /// moment that stands still, so the windows a test fills never end under it whenever it runs.
+    /// The start of a day two days ahead: every window begins there, and no window's row expires
+    /// (by the wall clock) while the test runs. A test that waits a window out moves it instead.
+    var limitsNow: UnixTime = (Clock.now() / 86_400 + 2) * 86_400
 
     /// Where the built executables are: `FRONTDOOR_BIN_DIR` (set by `make test`), else beside the test bundle.
     static let binDir: String = {
@@ -61,6 +66,7 @@ final class Harness: @unchecked Sendable {
         ownsFakes = false
         google = first.google
         smtp = first.smtp
+        limitsNow = first.limitsNow
         let firstConfig = try JSONParser.parse(FileIO.readFile(first.configPath) ?? [])
         guard case .object(var members) = firstConfig else { throw HarnessError("\(first.configPath) is no object") }
         members.removeAll { $0.0 == "postgresUrl" }
@@ -155,7 +161,7 @@ final class Harness: @unchecked Sendable {
     ) -> [String: String] {
         var env: [String: String] = [
             "REQUEST_METHOD": method, "AUTH_CONFIG": configPath, "REMOTE_ADDR": "127.0.0.1",
-            "GATEWAY_INTERFACE": "CGI/1.1", "PATH": "/usr/bin:/bin",
+            "GATEWAY_INTERFACE": "CGI/1.1", "PATH": "/usr/bin:/bin", "FRONTDOOR_TEST_LIMITS_NOW": String(limitsNow),
         ]
         if let contentType { env["CONTENT_TYPE"] = contentType }
         if let contentLength { env["CONTENT_LENGTH"] = String(contentLength) }

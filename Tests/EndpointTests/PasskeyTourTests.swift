@@ -56,7 +56,6 @@ import Testing
         let provider = try DevProviderProcess(workDir: h.dir)
         let config = try ChildProcess.run(
             Harness.binDir + "/frontdoor-dev",
-            // As make run names it: the test binaries are not installed beside the list.
             arguments: ["config", "--database", h.databasePath, "--provider", provider.url, "--smtp-port", String(provider.smtpPort),
                         "--password-list", PasswordListFile.built],
             environment: ["PATH": "/usr/bin:/bin"], workDir: h.dir)

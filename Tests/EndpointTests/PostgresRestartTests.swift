@@ -31,11 +31,11 @@ import Testing
             || (answer.status == 503 && answer.error == "upstream_unavailable")
     }
 
-    /// An app route behind auth_request: nginx passes on only a 2xx, 401 or 403 from the check, so
-    /// the check's 503 reaches the client as auth_request's 500, in frontdoor-protect.conf's JSON
-    /// `internal`.
+    /// An app route behind auth_request: nginx passes on only a 2xx, 401 or 403 from the check and
+    /// makes anything else its own 500, but frontdoor-protect.conf gives the check's 503 back to
+    /// the client as 503 `upstream_unavailable`.
     static func rightOrFailedCheck(_ answer: Answer) -> Bool {
-        answer.status == 200 || ((500...502).contains(answer.status) && answer.error == "internal")
+        answer.status == 200 || (answer.status == 503 && answer.error == "upstream_unavailable")
     }
 
     @Test(arguments: ["fast", "immediate"])
@@ -75,11 +75,19 @@ import Testing
         }
         try PostgresServers.stopPostgres(pair, mode: mode)
         var down: [Answer] = []
+        var appRoute: [HTTPResponse] = []
         for _ in 0..<3 {
             down.append(try check())
             down.append(try signIn())
+            appRoute.append(try CurlHTTPClient(totalTimeoutSeconds: 30).send(HTTPRequest(
+                method: "GET", url: stack.baseURL + "/app/whoami", headers: [("Authorization", "Bearer \(session)")],
+                body: [])))
         }
         #expect(down.allSatisfy { $0.status == 503 && $0.error == "upstream_unavailable" }, "\(down)")
+        // The app's route too: the check's 503 and its Retry-After, not auth_request's 500.
+        #expect(appRoute.allSatisfy {
+            Self.answer($0).status == 503 && Self.answer($0).error == "upstream_unavailable" && $0.header("retry-after") == "1"
+        }, "\(appRoute.map { "\($0.status) \(String(decoding: $0.body, as: UTF8.self)) \($0.headers)" })")
         for (index, started) in inFlight.enumerated() {
             let result = ChildProcess.finish(pid: started.pid, stdoutPath: started.stdoutPath, stderrPath: started.stderrPath)
             let lines = result.stdoutText.split(separator: "\n", omittingEmptySubsequences: false)

@@ -128,6 +128,47 @@ import Testing
         #expect(account.status == 200 && account.json?["accountId"]?.stringValue == me.accountId)
     }
 
+    /// A check that finds the store unavailable answers 503, which auth_request would make its own
+    /// 500: the protect snippet gives the app's client 503 `upstream_unavailable` with the check's
+    /// Retry-After instead, in JSON like the rest, and the app is never asked. The store is made
+    /// unavailable by the door a restore closes (the same on both engines; `PostgresRestartTests`
+    /// stops PostgreSQL itself). Any other failure of the check stays 500 `internal`.
+    @Test func aCheckThatFindsTheStoreUnavailableIs503WithItsRetryAfter() throws {
+        let w = try world()
+        defer { w.stack.stop() }
+        let me = try w.h.signedIn("g-unavailable")
+        #expect(try get(w, "/app/whoami", me.bearer).status == 200)
+        #expect(try get(w, "/app/proxied/x", me.bearer).status == 200)
+        let asked = w.app.requests.count
+        _ = try Door.close(w.h.databasePath, now: Clock.now())
+        let phone = try get(w, "/auth/session", me.bearer)
+        #expect(phone.status == 503 && phone.header("retry-after") == "60", "\(phone.status) \(phone.body)")
+        for path in ["/app/whoami", "/app/proxied/x"] {
+            let answer = try get(w, path, me.bearer)
+            #expect(answer.status == 503, "\(path): \(answer.status) \(answer.body)")
+            #expect(answer.json?["error"] == "upstream_unavailable", "\(path): \(answer.body)")
+            #expect(answer.header("retry-after") == "60", "\(path): the check's own")
+            #expect(answer.header("content-type") == "application/json")
+            #expect(answer.header("cache-control") == "no-store")
+            #expect(answer.header("x-frontdoor-account") == nil)
+        }
+        #expect(w.app.requests.count == asked)
+        // Without a session nothing changes: nginx refuses it before any check.
+        #expect(try get(w, "/app/whoami", nil).status == 401)
+        try Door.open(w.h.databasePath)
+        #expect(try get(w, "/app/whoami", me.bearer).json == .object([("account", .string(me.accountId))]))
+
+        // The checks' own fcgiwrap gone: a failure of ours, auth_request's 500 in JSON, as before.
+        let pid = try #require(FileIO.readFile(w.stack.varDir + "/fcgiwrap-checks.pid").flatMap {
+            Int32(String(decoding: $0, as: UTF8.self).trimmingWhitespace())
+        })
+        #expect(kill(-pid, SIGKILL) == 0)
+        let broken = try get(w, "/app/whoami", me.bearer)
+        #expect(broken.status == 500 && broken.json?["error"] == "internal", "\(broken.status) \(broken.body)")
+        #expect(broken.header("retry-after") == nil)
+        #expect(w.app.requests.count == asked)
+    }
+
     @Test func withoutTheCacheASignOutIsRefusedAtOnce() throws {
         let w = try world()
         defer { w.stack.stop() }

@@ -8,7 +8,8 @@ import Testing
 /// Issue 19, item 2, through real nginx: the three layouts in which frontdoor-protect.conf's
 /// headers are lost (a nested location with its own headers or parameters, a named location
 /// reached by try_files, a regex location that wins over a plain prefix), for a proxied app and a
-/// FastCGI one (Tests/Fixtures/protect-layouts.conf). An app that believes X-Frontdoor-Account
+/// FastCGI one, and (issue 29, finding 5) a re-route by URI into a location that is not protected
+/// (rewrite … last, try_files … /uri, error_page … /uri) (Tests/Fixtures/protect-layouts.conf). An app that believes X-Frontdoor-Account
 /// only beside the install's proof (docs/door.md) never believes a forged one in any of them; as
 /// the docs write them, the app gets exactly the account, and never a bearer token.
 @Suite(.serialized) struct ProtectLayoutTests {
@@ -44,6 +45,13 @@ import Testing
         Layout(name: "regex", upstream: .proxied, path: "/l/caret-proxy/a.png", fixed: true),
         Layout(name: "regex", upstream: .fastcgi, path: "/l/regex-fcgi/a.gif", fixed: false, openWhenBroken: true),
         Layout(name: "regex", upstream: .fastcgi, path: "/l/caret-fcgi/a.gif", fixed: true),
+        // Re-routed by URI into a location that is not protected: rewrite … last before the check.
+        Layout(name: "rewrite", upstream: .proxied, path: "/l/rewrite-proxy/a", fixed: false, openWhenBroken: true),
+        Layout(name: "rewrite", upstream: .proxied, path: "/l/rewrite-proxy-fixed/a", fixed: true),
+        Layout(name: "try_files uri", upstream: .proxied, path: "/l/tryfiles-proxy/a", fixed: false),
+        Layout(name: "try_files uri", upstream: .proxied, path: "/l/tryfiles-proxy-fixed/a", fixed: true),
+        Layout(name: "error_page uri", upstream: .proxied, path: "/l/errorpage-proxy/a", fixed: false),
+        Layout(name: "error_page uri", upstream: .proxied, path: "/l/errorpage-proxy-fixed/a", fixed: true),
     ]
 
     /// The FastCGI app: answers the identity parameters it was given, one `NAME=value` a line.

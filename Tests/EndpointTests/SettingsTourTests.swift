@@ -35,7 +35,7 @@ import Testing
         ).stdoutText
         let script = Self.tour(usage)
         #expect(script.contains("change_password") && script.contains("change_email"), "\(usage)")
-        for secret in ["a long dev passphrase", "a new long dev passphrase"] {
+        for secret in ["a first dev password", "a new dev password"] {
             Harness.registerSecrets(of: Array(JSONValue.object([("password", .string(secret))]).serialized.utf8), authorization: nil)
         }
         let run = try ChildProcess.run(

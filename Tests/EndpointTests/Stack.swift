@@ -28,7 +28,9 @@ final class Stack {
         let result = try ChildProcess.run(
             "/bin/bash",
             arguments: [Stack.root + "/scripts/dev-stack", "start", varDir, String(self.port), Harness.binDir, harness.configPath],
-            environment: ["FRONTDOOR_STACK_USER": "root"].merging(environment) { $1 }
+            // fcgiwrap hands its environment on to the programs: the harness's clock of the limits.
+            environment: ["FRONTDOOR_STACK_USER": "root", "FRONTDOOR_TEST_LIMITS_NOW": String(harness.limitsNow)]
+                .merging(environment) { $1 }
                 .merging(["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"]) { $1 },
             workDir: harness.dir)
         guard result.exitStatus == 0 else {

@@ -134,8 +134,8 @@ import Testing
         #expect(try findings(older).contains { !$0.ok && $0.text.contains("includes no frontdoor-proof.conf") })
     }
 
-    /// The fixture ProtectLayoutTests serves through nginx: frontdoor-check names the six layouts
-    /// that lose the snippet's headers, and none of the six written as docs/door.md says.
+    /// The fixture ProtectLayoutTests serves through nginx: frontdoor-check names the nine layouts
+    /// that lose the snippet's headers, and none of the nine written as docs/door.md says.
     @Test func theBrokenLayoutsAreNamedAndTheFixedOnesPass() throws {
         let layouts = String(decoding: FileIO.readFile(Self.root + "/Tests/Fixtures/protect-layouts.conf") ?? [], as: UTF8.self)
         #expect(!layouts.isEmpty)
@@ -146,8 +146,11 @@ import Testing
             .replacingAll("@RECORDER@", with: "/srv/app/cgi-bin/app")
         let found = try findings(Self.installed(site: Self.server(filled)))
         let problems = found.filter { !$0.ok }.map(\.text)
-        #expect(problems.count == 6, "\(problems)")
-        for broken in ["/l/nested-proxy/", "/l/nested-fcgi/", "@l_named_proxy ", "@l_named_fcgi ", "/l/regex-proxy/", "/l/regex-fcgi/"] {
+        #expect(problems.count == 9, "\(problems)")
+        for broken in [
+            "/l/nested-proxy/", "/l/nested-fcgi/", "@l_named_proxy ", "@l_named_fcgi ", "/l/regex-proxy/", "/l/regex-fcgi/",
+            "/l/rewrite-proxy/", "/l/tryfiles-proxy/", "/l/errorpage-proxy/",
+        ] {
             #expect(problems.filter { $0.contains(broken) }.count == 1, "\(broken): \(problems)")
         }
         for fixed in ["-fixed", "caret-"] { #expect(!problems.contains { $0.contains(fixed) }, "\(problems)") }
@@ -181,6 +184,60 @@ import Testing
         let fine = "location ^~ /api/ { \(protect) try_files $uri @gone; error_page 418 @frontdoor_404; proxy_pass http://a; } location @gone { return 404; }"
         let found = try findings(Self.installed(site: Self.server(fine)))
         #expect(found.allSatisfy { $0.ok }, "\(found.map(\.line))")
+    }
+
+    /// A protected location that hands its request on by URI (issue 29, finding 5): the check
+    /// follows the URI to the location nginx would choose (exact, longest prefix and its nested
+    /// locations, `^~`, regexes in order) and names it when it is not protected; a rewrite there
+    /// lets requests without a session through. A URI it cannot follow is refused.
+    @Test func reroutesByURIAreFollowedOrRefused() throws {
+        let protect = "include /etc/nginx/snippets/frontdoor-protect.conf;"
+        let open = "location /open/ { proxy_pass http://b; }"
+        let broken: [(String, String)] = [
+            ("location ^~ /api/ { \(protect) rewrite ^ /open/x last; proxy_pass http://a; } \(open)",
+             "before the check has run: requests without a session get through"),
+            // No flag: the changed URI is matched again, as with last.
+            ("location ^~ /api/ { \(protect) rewrite ^/api/old$ /open/x; proxy_pass http://a; } \(open)", "before the check"),
+            ("location ^~ /api/ { \(protect) if ($arg_x) { rewrite ^ /open/x last; } proxy_pass http://a; } \(open)",
+             "before the check"),
+            // After the check: a regex location (case-insensitive) takes the fallback URI.
+            ("location ^~ /api/ { \(protect) try_files $uri /index.PHP?$args; } location ~* \\.php$ { fastcgi_pass c; }",
+             "passes to its upstream without frontdoor-protect.conf"),
+            ("location ^~ /api/ { \(protect) error_page 404 = /fallback; proxy_pass http://a; } location = /fallback { proxy_pass http://b; }",
+             "the app gets the client's bearer token"),
+            // A nested prefix inside the one the URI meets first.
+            ("location ^~ /api/ { \(protect) try_files $uri /app/v1/x; } location /app/ { root /srv; location /app/v1/ { proxy_pass http://b; } }",
+             "location /app/v1/"),
+            // Inside a protected location, a nested one's re-route too.
+            ("location ^~ /api/ { \(protect) proxy_pass http://a; location /api/x { rewrite ^ /open/x last; } } \(open)",
+             "in location /api/x ("),
+            // What cannot be followed is refused.
+            ("location ^~ /api/ { \(protect) rewrite ^/api/(.*)$ /v2/$1 last; proxy_pass http://a; }", "cannot follow"),
+            ("location ^~ /api/ { \(protect) try_files $uri $uri.html; proxy_pass http://a; }", "cannot follow"),
+            ("location ^~ /api/ { \(protect) error_page 404 $fallback; proxy_pass http://a; }", "cannot follow"),
+        ]
+        for (locations, expected) in broken {
+            let problems = try findings(Self.installed(site: Self.server(locations))).filter { !$0.ok }.map(\.text)
+            #expect(problems.count == 1 && problems[0].contains(expected), "\(locations): \(problems)")
+        }
+        let fine = [
+            // break stays in the location; a redirect, or a URL, goes back to the client.
+            "location ^~ /api/ { \(protect) rewrite ^/api/(.*)$ /v2/$1 break; proxy_pass http://a; }",
+            "location ^~ /api/ { \(protect) rewrite ^ /open/x redirect; rewrite ^ https://example.org/; } \(open)",
+            // Into a protected location (the check runs there again).
+            "location ^~ /api/ { \(protect) rewrite ^ /api2/x last; } location ^~ /api2/ { \(protect) proxy_pass http://b; }",
+            // ^~ keeps the regex location out: /api/index.php stays in the protected location.
+            "location ^~ /api/ { \(protect) try_files $uri /api/index.php; fastcgi_pass c; } location ~ \\.php$ { fastcgi_pass c; }",
+            // After the check, a page nginx serves itself passes nothing upstream.
+            "location ^~ /api/ { \(protect) error_page 502 /50x.html; try_files $uri /index.html; proxy_pass http://a; } "
+                + "location = /50x.html { root /usr/share/nginx/html; } location / { root /srv/www; }",
+            // A URI that no location takes is nginx's 404.
+            "location ^~ /api/ { \(protect) try_files $uri /nowhere; }",
+        ]
+        for locations in fine {
+            let found = try findings(Self.installed(site: Self.server(locations)))
+            #expect(found.allSatisfy { $0.ok }, "\(locations): \(found.filter { !$0.ok }.map(\.text))")
+        }
     }
 
     /// With nginx.conf there, the check reads what it includes, relative and absolute, globs too.

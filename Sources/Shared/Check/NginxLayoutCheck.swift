@@ -3,7 +3,8 @@
 /// bearer token) hold only in the location that includes it and in nested locations that set none
 /// of their own, and a regex location can take a plain prefix location's requests altogether.
 /// The app then sees no proof and believes nobody, but it does get the client's bearer token and
-/// headers: each such place is a finding.
+/// headers: each such place is a finding. So is a re-route by URI to such a place
+/// (NginxReroutes.swift), and one the check cannot follow.
 enum NginxLayoutCheck {
     /// Directives that replace, rather than add to, what a location inherits for its upstream.
     static let ownHeaders: Set = ["proxy_set_header", "fastcgi_param", "uwsgi_param", "scgi_param", "grpc_set_header"]
@@ -36,7 +37,7 @@ enum NginxLayoutCheck {
         var named: [String: NginxDirective] = [:]
         for tree in trees { collectNamed(tree, into: &named) }
         var report = Report()
-        for tree in trees { walk(tree, path: [], named: named, report: &report) }
+        for tree in trees { walk(tree, path: [], server: tree, named: named, report: &report) }
         return report
     }
 
@@ -67,13 +68,17 @@ enum NginxLayoutCheck {
         }
     }
 
-    /// `path`: the locations this list sits in, outermost first.
+    /// `path`: the locations this list sits in, outermost first; `server`: the locations a URI is
+    /// matched against (the server block's, or a file's own when it has none).
     private static func walk(
-        _ list: [NginxDirective], path: [Location], named: [String: NginxDirective], report: inout Report
+        _ list: [NginxDirective], path: [Location], server: [NginxDirective], named: [String: NginxDirective],
+        report: inout Report
     ) {
         for (index, directive) in list.enumerated() {
             guard let here = location(directive) else {
-                if let block = directive.block { walk(block, path: path, named: named, report: &report) }
+                if let block = directive.block {
+                    walk(block, path: path, server: directive.name == "server" ? block : server, named: named, report: &report)
+                }
                 continue
             }
             let block = directive.block ?? []
@@ -85,8 +90,9 @@ enum NginxLayoutCheck {
             }
             if let guarded = ([here] + path.reversed()).first(where: { isProtected($0.directive) }) {
                 checkNamedTargets(block, from: here, under: guarded, named: named, report: &report)
+                checkReroutes(here, under: guarded, server: server, report: &report)
             }
-            walk(block, path: path + [here], named: named, report: &report)
+            walk(block, path: path + [here], server: server, named: named, report: &report)
         }
     }
 
@@ -143,7 +149,7 @@ enum NginxLayoutCheck {
         }
     }
 
-    private static func passesUpstream(_ list: [NginxDirective]) -> Bool {
+    static func passesUpstream(_ list: [NginxDirective]) -> Bool {
         list.contains { passes.contains($0.name) || passesUpstream($0.block ?? []) }
     }
 }

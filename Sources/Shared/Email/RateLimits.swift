@@ -1,6 +1,7 @@
 /// Fixed-window counters in the store, shared by every process: `hit` counts one more and says
 /// whether the limit allowed it. Call inside the transaction that acts on the answer, so
-/// concurrent requests cannot all slip under a limit together.
+/// concurrent requests cannot all slip under a limit together. The windows count in `now` (the
+/// request's time; a debug build's tests set their own clock: `TestHooks.limitsNow`).
 public enum RateLimits {
     public struct Limit: Sendable {
         /// What is stored for the limit and its value (`login-email/900:<address>`): an HMAC with
@@ -28,6 +29,7 @@ public enum RateLimits {
     /// Counts one hit on every limit, or none when any of them is already full: then it throws
     /// `rate_limited` with `Retry-After` set to when the fullest window ends.
     public static func hit(_ limits: [Limit], db: Database, now: UnixTime) throws(FrontdoorError) {
+        let now = TestHooks.limitsNow(now)
         var retryAfter: Int64 = 0
         for limit in limits {
             guard try hits(limit, db: db, now: now) >= limit.maximum else { continue }
@@ -48,6 +50,7 @@ public enum RateLimits {
     /// Takes back one hit (an attempt that turned out to count for nothing, such as a mail that
     /// could not be sent, or a login that succeeded).
     public static func refund(_ limits: [Limit], db: Database, now: UnixTime) throws(FrontdoorError) {
+        let now = TestHooks.limitsNow(now)
         for limit in limits {
             try Ephemeral.decrement(.rateLimit, key: limit.keyHash, window: limit.windowStart(now), db: db)
         }
@@ -66,6 +69,7 @@ public enum RateLimits {
 
     /// `rate_limited` when the limit's window is full, with `Retry-After` its end; counts nothing.
     public static func refuseIfFull(_ limit: Limit, db: Database, now: UnixTime) throws(FrontdoorError) {
+        let now = TestHooks.limitsNow(now)
         guard try hits(limit, db: db, now: now) >= limit.maximum else { return }
         throw FrontdoorError(
             .rateLimited, "Too many attempts. Please wait a little and try again.",

@@ -22,6 +22,18 @@ enum TestHooks {
         #endif
     }
 
+    /// The time the rate limits' windows count in: `now`, or `FRONTDOOR_TEST_LIMITS_NOW` (Unix
+    /// seconds) when a test sets it, so that a test's count never straddles a window's edge
+    /// whenever it runs, and a test that waits a window out moves this clock instead of sleeping.
+    static func limitsNow(_ now: UnixTime) -> UnixTime {
+        #if DEBUG
+        if let text = getenv("FRONTDOOR_TEST_LIMITS_NOW").map({ String(cString: $0) }), let set = UnixTime(text) {
+            return set
+        }
+        #endif
+        return now
+    }
+
     /// Appends `event` as a line to `$FRONTDOOR_TEST_NOTES`, when set (one write: lines from
     /// concurrent processes do not mix).
     static func note(_ event: String) {
