@@ -15,12 +15,14 @@ import Testing
         let url: String
         let smtpPort: Int
 
-        init(workDir: String) throws {
+        /// `arguments`: more of `serve`'s (`--events-secret FILE`).
+        init(workDir: String, arguments: [String] = []) throws {
             let port = try Stack.freePort()
             smtpPort = try Stack.freePort()
             url = "http://127.0.0.1:\(port)"
             pid = try ChildProcess.start(
-                Harness.binDir + "/frontdoor-dev", arguments: ["serve", "--port", String(port), "--smtp-port", String(smtpPort)],
+                Harness.binDir + "/frontdoor-dev",
+                arguments: ["serve", "--port", String(port), "--smtp-port", String(smtpPort)] + arguments,
                 environment: ["PATH": "/usr/bin:/bin"], workDir: workDir
             ).pid
             // Ready once its token page answers (it makes its keys first).
