@@ -317,7 +317,9 @@ check "frontdoor-admin stats counts the stack's accounts: $stats" "printf '%s' '
 mkdir -p "$work/backups"
 backup=$($admin backup "$work/backups" --keep 3 2>&1)
 check "frontdoor-admin backup writes a checked snapshot: $backup" \
-    "printf '%s' '$backup' | grep -q '\"path\":\"$work/backups/frontdoor-' && [ \"\$(stat -c %a \"$work\"/backups/frontdoor-*)\" = 600 ]"
+    "printf '%s' '$backup' | grep -q '\"path\":\"$work/backups/frontdoor-' && [ \"\$(stat -c %a \"$work\"/backups/frontdoor-*.sqlite3)\" = 600 ]"
+check "frontdoor-admin backup seals the snapshot under the server key beside it (its .mac, 0600)" \
+    "[ \"\$(stat -c %a \"$work\"/backups/frontdoor-*.sqlite3.mac)\" = 600 ]"
 found=$($admin find "$account" 2>&1)
 check "frontdoor-admin find names the signed-in account" "printf '%s' '$found' | grep -q '\"accountId\":\"$account\"'"
 $admin disable "$account" >/dev/null 2>&1
