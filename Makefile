@@ -42,7 +42,7 @@ RUN_USER ?= www-data
 KIT_FILES := frontdoor.js signin.html signin.js signin.css typos.json lang/en.json lang/fr.json
 ENDPOINTS := signin-google signin-apple signin-email verify-email sign-out delete-account session account apple-notify google-risc signin-passkey passkey
 
-.PHONY: deps build kit-venv openapi-venv release static-libstdcxx release-flags test test-postgres run stop clean bench install fuzz fuzz-seeds sanitize load crash symbol-order \
+.PHONY: deps build kit-venv openapi-venv peer-venv bench-peer release static-libstdcxx release-flags test test-postgres run stop clean bench install fuzz fuzz-seeds sanitize load crash symbol-order \
     wal-stress
 # Everything the tests' processes wrote, and the secrets the tests used: scanned after make test.
 LOG_DIR := $(VAR)/test-logs
@@ -305,10 +305,29 @@ install:
 clean: stop
 	rm -rf .build $(VAR)
 
-# Per-request cost next to a C hello-world CGI; writes docs/benchmarks.md.
+# Per-request cost next to a C hello-world CGI, and next to the peer (django-allauth under
+# gunicorn, bench/peer); writes docs/benchmarks.md. The peer's packages come from PyPI here, once
+# (peer-venv); the run itself is offline, and leaves the peer out if they could not be installed.
 bench: deps
 	@command -v wrk >/dev/null || { [ "$$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk </dev/null; } || true
+	@$(MAKE) -s peer-venv || echo "bench: the peer's packages could not be installed: its rows are left out" >&2
 	scripts/bench
+
+# A short check that the peer works behind the benchmark's stack (one round of 2 s of each of its
+# rows, printed; docs/benchmarks.md untouched). Not part of make test: the peer is a benchmark.
+bench-peer: deps peer-venv
+	@command -v wrk >/dev/null || { [ "$$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk </dev/null; } || true
+	BENCH_ONLY=peer BENCH_ROUNDS=1 BENCH_SECONDS=2 scripts/bench
+
+# The peer's Python packages (bench/peer/requirements.txt, pinned with their hashes) in a venv of
+# Debian's python3 under var/; remade when that file changes.
+PEER_VENV := $(VAR)/peer-venv
+peer-venv: $(PEER_VENV)/installed
+$(PEER_VENV)/installed: bench/peer/requirements.txt
+	@rm -rf $(PEER_VENV) && mkdir -p $(VAR)
+	/usr/bin/python3 -m venv $(PEER_VENV)
+	$(PEER_VENV)/bin/pip install --quiet --disable-pip-version-check --require-hashes -r bench/peer/requirements.txt
+	@touch $@
 
 # Rewrites link/symbol-order.txt from callgrind runs of the common paths (commit the result).
 symbol-order: release
