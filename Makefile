@@ -42,7 +42,7 @@ RUN_USER ?= www-data
 KIT_FILES := frontdoor.js signin.html signin.js signin.css typos.json lang/en.json lang/fr.json
 ENDPOINTS := signin-google signin-apple signin-email verify-email sign-out delete-account session account apple-notify google-risc signin-passkey passkey
 
-.PHONY: deps build kit-venv peer-venv bench-peer release static-libstdcxx release-flags test test-postgres run stop clean bench install fuzz fuzz-seeds sanitize load crash symbol-order \
+.PHONY: deps build kit-venv openapi-venv peer-venv bench-peer release static-libstdcxx release-flags test test-postgres run stop clean bench install fuzz fuzz-seeds sanitize load crash symbol-order \
     wal-stress
 # Everything the tests' processes wrote, and the secrets the tests used: scanned after make test.
 LOG_DIR := $(VAR)/test-logs
@@ -82,7 +82,7 @@ deps:
 	@scripts/sqlite-deps
 	@scripts/password-list
 
-build: deps kit-venv
+build: deps kit-venv openapi-venv
 	$(SWIFT) build --build-tests
 
 # The browser tests' Python (KitBrowserTests): Debian's python3 in a venv under .build, with
@@ -94,6 +94,18 @@ $(KIT_VENV)/installed: tests/browser/requirements.txt
 	/usr/bin/python3 -m venv $(KIT_VENV)
 	$(KIT_VENV)/bin/pip install --quiet --disable-pip-version-check --ignore-requires-python \
 	    -r tests/browser/requirements.txt
+	@touch $@
+
+# The API description's tests' Python (OpenAPIFuzzTests, OpenAPIDocsTests): Debian's python3 in a
+# venv under .build, with schemathesis, openapi-spec-validator and what they need at the exact
+# versions of openapi/requirements.txt, from PyPI (as root or not); remade when that file changes.
+# The tests then need no network.
+OPENAPI_VENV := $(CURDIR)/.build/openapi-venv
+openapi-venv: $(OPENAPI_VENV)/installed
+$(OPENAPI_VENV)/installed: openapi/requirements.txt
+	@rm -rf $(OPENAPI_VENV) && mkdir -p $(CURDIR)/.build
+	/usr/bin/python3 -m venv $(OPENAPI_VENV)
+	$(OPENAPI_VENV)/bin/pip install --quiet --disable-pip-version-check -r openapi/requirements.txt
 	@touch $@
 
 release: deps static-libstdcxx
@@ -130,7 +142,7 @@ release-flags:
 #                            when none is named (postgresUrl requires deletion.auditKeyFile)
 #   AppleRelayCleanupTests/theCachedAccessTokenIsSealedUnderTheServerKey   the file's bytes
 #   SelfCheckTests/aClosedDoorIsReportedAndTheStoreIsNotOpened   the door a restore of the file closes
-SQLITE_PASS_ONLY := WALStressTests BackupTests RestoreTests StoreOwnershipTests \
+SQLITE_PASS_ONLY := WALStressTests BackupTests RestoreTests RestoreSecurityTests StoreOwnershipTests \
     SecurityReviewTests/aDeletionAnswersWhileAReaderHoldsTheWALAndCheckpointsOnceItIsGone \
     SecurityReviewTests/aCheckpointReadersKeptFromFinishingIsPaidByTheNextRequest \
     SessionCheckTests/withinTheIntervalACheckWritesNothing SessionCheckTests/aSessionWithoutItsAccountIs401 \
@@ -138,7 +150,7 @@ SQLITE_PASS_ONLY := WALStressTests BackupTests RestoreTests StoreOwnershipTests 
     AppleRelayCleanupTests/theCachedAccessTokenIsSealedUnderTheServerKey \
     SelfCheckTests/aClosedDoorIsReportedAndTheStoreIsNotOpened
 # Suites that choose PostgreSQL themselves, whichever pass runs them: run once, on the first pass.
-POSTGRES_ALWAYS := TwoBoxTests PostgresRestartTests CopyToPostgresTests PostgresEraseTests
+POSTGRES_ALWAYS := TwoBoxTests PostgresRestartTests CopyToPostgresTests PostgresEraseTests HostilePostgresTests
 # The PostgreSQL pass: the endpoint, concurrency and crash suites again, each test's store a
 # database of its own on the PostgreSQL that make test starts (Tests/EndpointTests/TestStore.swift).
 POSTGRES_PASS := EndpointTests
@@ -228,7 +240,7 @@ stop:
 	@if [ -d $(PG_VAR) ]; then scripts/pg-stack stop $(PG_VAR); fi
 
 # Copies the release binaries, the list of common passwords (PREFIX/share/frontdoor, where the
-# programs look for it: docs/security.md), the nginx files, the fcgiwrap drop-in and the checks' own fcgiwrap
+# programs look for it: docs/security.md), the API description nginx serves, the nginx files, the fcgiwrap drop-in and the checks' own fcgiwrap
 # units, an example config and the data folder into place (under DESTDIR when staging), makes
 # the install's proof for protected routes once (kept on reinstall), and writes the passkey
 # association files nginx serves from the config's passkeys section (none without it; a config
@@ -242,6 +254,7 @@ install:
 	install -d -m 0755 "$$d$(PREFIX)/libexec/frontdoor" "$$d$(PREFIX)/sbin" "$$d$(PREFIX)/share/frontdoor" \
 	    "$$d$(SYSCONFDIR)/nginx/sites-available" "$$d$(SYSCONFDIR)/nginx/snippets" "$$d$(SYSCONFDIR)/nginx/conf.d" \
 	    "$$d$(SYSCONFDIR)/systemd/system/fcgiwrap.service.d"; \
+	install -m 0644 -o root -g root openapi/openapi.json "$$d$(PREFIX)/share/frontdoor/openapi.json"; \
 	for p in $(ENDPOINTS); do install -m 0755 -o root -g root "$$bin/$$p" "$$d$(PREFIX)/libexec/frontdoor/$$p"; done; \
 	install -m 0755 -o root -g root "$$bin/frontdoor-check" "$$d$(PREFIX)/sbin/frontdoor-check"; \
 	install -m 0755 -o root -g root "$$bin/frontdoor-admin" "$$d$(PREFIX)/sbin/frontdoor-admin"; \

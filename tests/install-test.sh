@@ -48,6 +48,10 @@ expect usr/local/libexec/frontdoor/passkey 755 root:root
 expect usr/local/sbin/frontdoor-check 755 root:root
 expect usr/local/sbin/frontdoor-admin 755 root:root
 expect usr/local/share/frontdoor 755 root:root
+expect usr/local/share/frontdoor/openapi.json 644 root:root
+check "the installed API description is the repository's" "cmp -s openapi/openapi.json '$dest/usr/local/share/frontdoor/openapi.json'"
+check "the installed endpoints snippet serves it from there" \
+    "grep -q 'alias /usr/local/share/frontdoor/openapi.json;' '$dest/etc/nginx/snippets/frontdoor-endpoints.conf'"
 expect usr/local/share/frontdoor/common-passwords 644 root:root
 check "the installed list of common passwords is the one make deps built" \
     "cmp -s .build/passwords/current/common-passwords '$dest/usr/local/share/frontdoor/common-passwords'"
@@ -157,6 +161,7 @@ check "make install wrote the page's configuration from that config: the stand-i
      grep -q '\"passkeys\":true' '$dest/etc/frontdoor/kit/config.json'"
 if ! FRONTDOOR_NGINX_DIR="$dest/etc/nginx" FRONTDOOR_WHOAMI="$work/app/frontdoor-whoami" FRONTDOOR_WELL_KNOWN="$wk" \
     FRONTDOOR_KIT_DIR="$dest/usr/local/share/frontdoor/kit" FRONTDOOR_KIT_CONFIG_DIR="$dest/etc/frontdoor/kit" \
+    FRONTDOOR_OPENAPI="$dest/usr/local/share/frontdoor/openapi.json" \
     scripts/dev-stack start "$state" "$port" "$bin" "$state/config.json" 2>"$work/stack.err"; then
     bad "nginx with the installed files did not start"
     echo "install-test: $passed passed, $failed failed"
@@ -169,6 +174,22 @@ for name in apple-app-site-association assetlinks.json; do
     check "the site serves $name as application/json" \
         "printf '%s' \"\$headers\" | grep -q '^HTTP/1.1 200' && printf '%s' \"\$headers\" | grep -qi '^Content-Type: application/json' && cmp -s '$work/$name' '$wk/$name'"
 done
+# The API description (DESIGN.md rule 20): JSON, cacheable, GET only.
+headers=$(curl -s -D - -o "$work/openapi.json" "$url/auth/openapi.json")
+check "the site serves /auth/openapi.json as cacheable application/json" \
+    "printf '%s' \"\$headers\" | grep -q '^HTTP/1.1 200' && printf '%s' \"\$headers\" | grep -qi '^Content-Type: application/json' &&
+     printf '%s' \"\$headers\" | grep -qi '^Cache-Control: .*max-age=[1-9]' && ! printf '%s' \"\$headers\" | grep -qi 'no-store' &&
+     cmp -s '$work/openapi.json' openapi/openapi.json"
+for path in /auth/kit/missing.html /auth/kit/missing.js; do
+    headers=$(curl -s -D - -o "$work/missing.json" "$url$path")
+    check "a missing $path is a 404 in JSON, whatever its extension" \
+        "printf '%s' \"\$headers\" | grep -q '^HTTP/1.1 404' && printf '%s' \"\$headers\" | grep -qi '^Content-Type: application/json' &&
+         grep -q not_found '$work/missing.json'"
+done
+headers=$(curl -s -D - -o "$work/openapi-post.json" -X POST "$url/auth/openapi.json")
+check "/auth/openapi.json refuses POST with 405 in JSON, Allow: GET, HEAD" \
+    "printf '%s' \"\$headers\" | grep -q '^HTTP/1.1 405' && printf '%s' \"\$headers\" | grep -qi '^Allow: GET, HEAD' &&
+     grep -q method_not_allowed '$work/openapi-post.json'"
 # The installed site serves the web kit, with its CSP.
 for path in /auth/kit/signin.html /auth/kit/ /auth/kit/frontdoor.js /auth/kit/config.json /auth/kit/lang/fr.json; do
     headers=$(curl -s -D - -o "$work/kit.out" "$url$path")
@@ -296,7 +317,9 @@ check "frontdoor-admin stats counts the stack's accounts: $stats" "printf '%s' '
 mkdir -p "$work/backups"
 backup=$($admin backup "$work/backups" --keep 3 2>&1)
 check "frontdoor-admin backup writes a checked snapshot: $backup" \
-    "printf '%s' '$backup' | grep -q '\"path\":\"$work/backups/frontdoor-' && [ \"\$(stat -c %a \"$work\"/backups/frontdoor-*)\" = 600 ]"
+    "printf '%s' '$backup' | grep -q '\"path\":\"$work/backups/frontdoor-' && [ \"\$(stat -c %a \"$work\"/backups/frontdoor-*.sqlite3)\" = 600 ]"
+check "frontdoor-admin backup seals the snapshot under the server key beside it (its .mac, 0600)" \
+    "[ \"\$(stat -c %a \"$work\"/backups/frontdoor-*.sqlite3.mac)\" = 600 ]"
 found=$($admin find "$account" 2>&1)
 check "frontdoor-admin find names the signed-in account" "printf '%s' '$found' | grep -q '\"accountId\":\"$account\"'"
 $admin disable "$account" >/dev/null 2>&1

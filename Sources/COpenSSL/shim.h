@@ -48,16 +48,6 @@ static inline int frontdoor_sha1(const void *data, size_t length, unsigned char 
     return ok;
 }
 
-/// MD5 without EVP, for PostgreSQL's `md5` password method only. Returns 1 on success.
-static inline int frontdoor_md5(const void *data, size_t length, unsigned char out[16]) {
-    MD5_CTX context;
-    if (MD5_Init(&context) != 1) return 0;
-    if (MD5_Update(&context, data, length) != 1) return 0;
-    int ok = MD5_Final(out, &context);
-    OPENSSL_cleanse(&context, sizeof context);
-    return ok;
-}
-
 static inline int frontdoor_selection_public_key(void) { return EVP_PKEY_PUBLIC_KEY; }
 
 // OSSL_PARAM_BLD keeps the key and string pointers until the parameters are used, so they must be

@@ -119,6 +119,8 @@ public enum DevProvider {
                 let verified: JSONValue = query["email_verified"] == "false" ? false : true
                 var overrides: [(String, JSONValue)] = []
                 if let hd = query["hd"] { overrides.append(("hd", .string(hd))) }
+                // As Apple's page: the raw nonce in, its lowercase hex SHA-256 as the claim.
+                if let nonce = query["nonce"] { overrides.append(("nonce", .string(Hex.encode(SHA256.hash(Array(nonce.utf8)))))) }
                 guard let token = try? google.token(sub: sub, email: query["email"], emailVerified: verified, overrides: overrides)
                 else { return .respond(.json(#"{"error":"minting failed"}"#, status: 500)) }
                 return .respond(LoopbackHTTPServer.Response(status: 200, headers: [("Content-Type", "text/plain")], body: Array(token.utf8)))

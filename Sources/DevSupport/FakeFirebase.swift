@@ -146,6 +146,8 @@ public final class FakeFirebase: @unchecked Sendable {
     public var usersDeletedByAdmin: Int { state.current.adminDeleted }
     public var signInRequests: Int { state.current.signInRequests }
     public func userExists(_ localId: String) -> Bool { state.current.users[localId] != nil }
+    /// The refresh token the user was given at sign-in.
+    public func refreshToken(of localId: String) -> String? { state.current.users[localId]?.refreshToken }
     /// Every request the servers saw, and the connections they accepted.
     public var requests: [LoopbackHTTPServer.Request] { servers.flatMap { $0.requests } }
     public var connectionCount: Int { servers.reduce(0) { $0 + $1.connectionCount } }

@@ -26,7 +26,8 @@ extension Frontdoor {
             "account", .object([("action", "set_password"), ("newPassword", .string(newPassword))]), bearer: .required)
     }
 
-    /// Mails a code to `newEmail`; `confirm(ticket:code:)` then makes it the account's address.
+    /// Mails a code to `newEmail`; `confirm(ticket:code:reauthenticating: true)` then makes it the
+    /// account's address and keeps this session.
     public func changeEmail(to newEmail: String, acceptAsTyped: Bool = false) async throws(FrontdoorError) -> EmailChange {
         let body = JSONBody.object([
             ("action", "change_email"), ("newEmail", .string(newEmail)), ("acceptAsTyped", acceptAsTyped ? .bool(true) : nil),

@@ -6,11 +6,13 @@ extension Frontdoor {
     }
 
     /// Completes a ticket with the mailed code: the join, the own address, or an address change.
-    public func confirm(ticket: String, code: String) async throws(FrontdoorError) -> Session {
+    /// `reauthenticating` (the signed-in person's own address or address change): the stored
+    /// session is proven again in place rather than a second one made.
+    public func confirm(ticket: String, code: String, reauthenticating: Bool = false) async throws(FrontdoorError) -> Session {
         let body = JSONBody.object([
             ("action", "confirm"), ("ticket", .string(ticket)), ("code", .string(code)), ("deviceName", .text(deviceName)),
         ])
-        return try remember(await call("verify-email", body))
+        return try remember(await call("verify-email", body, bearer: .ifReauthenticating(reauthenticating)))
     }
 
     /// Completes a `proofRequired` ticket whose methods include `.password` with the account's password.

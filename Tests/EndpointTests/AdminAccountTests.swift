@@ -137,9 +137,9 @@ import Testing
             #expect(left == (table == "tickets" ? 0 : 1), "\(table): the bystander's row only")
         }
         // The same as the person's own: the ledger line, the audit row (Apple not revoked), the event.
-        let line = try #require(d.h.ledgerLines.last)
+        let line = try #require(d.h.deletionLines.last)
         let parts = line.split(separator: " ")
-        #expect(parts.count == 2 && parts[1] == Substring(accountId))
+        #expect(parts.count == 4 && parts[3] == Substring(accountId))
         #expect(Int64(parts[0]).map { $0 >= before && $0 <= Clock.now() } == true)
         let audit = try d.h.database().query("SELECT providers, apple_revocation FROM deletion_audit")
         #expect(audit.count == 1 && audit.first?.text(0) == "apple" && audit.first?.text(1) == "not_requested")
@@ -232,6 +232,7 @@ import Testing
         }
         _ = try h.admin(["delete", a.accountId])
         let after = try h.admin(["stats"])
-        #expect(after.json["accounts"] == 1 && after.json["ledgerLines"] == 1 && after.json["deletionsAudited"] == 1)
+        // The disable and the session it ended, then the deletion.
+        #expect(after.json["accounts"] == 1 && after.json["ledgerLines"] == 3 && after.json["deletionsAudited"] == 1)
     }
 }

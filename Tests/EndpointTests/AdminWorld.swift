@@ -49,6 +49,11 @@ extension Harness {
             .split(separator: "\n").map(String.init)
     }
 
+    /// The ledger's deletion lines (`<time> <attempt> deleted <accountId>`).
+    var deletionLines: [String] {
+        ledgerLines.filter { $0.split(separator: " ").dropFirst(2).first == "deleted" }
+    }
+
     /// Whether the store holds the account.
     func holds(_ accountId: String) throws -> Bool {
         try database().query("SELECT count(*) FROM accounts WHERE id = ?", [.text(accountId)]).first?.int(0) == 1

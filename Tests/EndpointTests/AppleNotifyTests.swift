@@ -91,7 +91,7 @@ import Testing
         #expect(try p.h.check("Bearer \(before)").status == 401, "a session from before the event ended")
         #expect(try p.h.check("Bearer \(afterToken)").status == 200, "a session from after it stays")
         #expect(try p.accountEvents(me.accountId).contains("account.deleted") == false)
-        #expect(p.h.ledgerLines.isEmpty)
+        #expect(p.h.deletionLines.isEmpty)
         // A later Apple sign-in of that sub is someone new at Apple's word: a new account.
         #expect(try p.appleSignedIn("apple-del-2").accountId != me.accountId)
     }
@@ -115,7 +115,7 @@ import Testing
         #expect(try p.h.count("identities") == 0)
         #expect(try p.h.check(me.bearer).status == 401, "the session from before the event ended")
         #expect(try p.accountEvents(me.accountId).contains("account.deleted") == false)
-        #expect(p.h.ledgerLines.isEmpty)
+        #expect(p.h.deletionLines.isEmpty)
         #expect(try p.h.count("deletion_audit") == 0)
         let back = try keys.signInWith(phone, userHandle: handle)
         #expect(back.status == 200 && back.body["accountId"] == .string(me.accountId), "\(back.rawBody)")

@@ -154,7 +154,8 @@ import Testing
         #expect(try w.signInNew(sub: "apple-late").status == 200)
         w.firebase.setFailDeletions(false)
         w.firebase.ageSignIns(by: FakeFirebase.recentSignInSeconds + 1)
-        let refresh = try #require(try w.h.database().query("SELECT refresh_token FROM relay_cleanups").first?.text(0))
+        let uid = try #require(try w.h.database().query("SELECT relay_uid FROM relay_cleanups").first?.text(0))
+        let refresh = try #require(w.firebase.refreshToken(of: uid))
         let firebase = try #require(try Config.load(environment: ["AUTH_CONFIG": w.h.configPath]).firebase)
         let relay = FirebaseRelay(firebase: firebase, client: CurlHTTPClient())
         guard case .fresh(let idToken, _) = try relay.refresh(refreshToken: refresh) else {

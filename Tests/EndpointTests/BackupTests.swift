@@ -44,7 +44,8 @@ import Testing
         #expect(run.json["bytes"] == .number(Double(FileIO.readFile(path, limit: 64 << 20)?.count ?? -1)))
         let takenAt = try #require(run.json["takenAt"]?.stringValue)
         #expect(takenAt >= Clock.rfc3339(started) && takenAt <= Clock.rfc3339(Clock.now()))
-        #expect(try Self.backups(in: dir) == [Files.name(of: path)], "no temporary file is left")
+        #expect(try Self.backups(in: dir) == [Files.name(of: path), Files.name(of: path) + ".mac"], "no temporary file is left")
+        #expect(Self.mode(path + ".mac") == 0o600)
         // Whole by itself: no WAL beside it, the accounts in it, and what came after not.
         #expect(!Files.exists(path + "-wal") && !Files.exists(path + "-journal"))
         let later = try h.signedIn("g-backup-later")
@@ -67,7 +68,7 @@ import Testing
         }
         // Taken within the same second they are told apart by .1, .2, …, and still kept newest first.
         #expect(Set(made).count == 4)
-        #expect(try Self.backups(in: dir) == Array(made.suffix(2)).sorted(), "\(made)")
+        #expect(try Self.backups(in: dir) == Array(made.suffix(2)).flatMap { [$0, $0 + ".mac"] }.sorted(), "\(made)")
         #expect(Files.exists(dir + "/notes.txt"))
     }
 
@@ -86,7 +87,8 @@ import Testing
         #expect(try Files.list(dir).contains { $0.hasPrefix(".frontdoor-") && $0.contains(".partial-") })
         let run = try h.admin(["backup", dir])
         #expect(run.status == 0)
-        #expect(try Files.list(dir) == [Files.name(of: try #require(run.json["path"]?.stringValue))])
+        let name = Files.name(of: try #require(run.json["path"]?.stringValue))
+        #expect(try Files.list(dir).sorted() == [name, name + ".mac"])
         #expect(try h.check(me.bearer).status == 200)
     }
 

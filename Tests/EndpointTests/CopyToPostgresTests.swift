@@ -80,4 +80,42 @@ import Testing
         #expect(refused.status == 69 && refused.json["message"]?.stringValue?.contains("auditKeyFile") == true, "\(refused.json)")
         #expect(try pg.count("accounts") == 0 && pg.count("deletion_audit") == 0)
     }
+
+    /// Issue 29, finding 8: `frontdoor-admin backup`'s snapshot, the step docs/scaling.md gives, is
+    /// copied (its `frontdoor_snapshot` table is not), and the server key is checked for it too:
+    /// by its MAC, since no key lies beside a backup. A box whose key is not the store's is refused.
+    @Test func aBackupIsCopiedAndItsServerKeyCheckedByItsMAC() throws {
+        let one = try Harness(postgres: false)
+        let me = try one.signedIn("g-backed-up", email: "backed.up@gmail.com")
+        mkdir(one.dir + "/backups", 0o700)
+        let backup = try one.admin(["backup", one.dir + "/backups"])
+        let snapshot = try #require(backup.json["path"]?.stringValue, "\(backup.stdout)")
+        let source = try Self.rows(try one.database())
+
+        let pg = try Harness(postgres: true)
+        let refused = try pg.admin(["copy-to-postgres", snapshot])
+        #expect(refused.status == 69, "\(refused.json) \(refused.stderr)")
+        #expect(refused.json["message"]?.stringValue?.contains("server key") == true, "\(refused.json)")
+        #expect(try pg.count("accounts") == 0)
+
+        try pg.writeText(pg.auditKeyPath, String(decoding: FileIO.readFile(one.auditKeyPath) ?? [], as: UTF8.self))
+        let copied = try pg.admin(["copy-to-postgres", snapshot])
+        #expect(copied.status == 0, "\(copied.json) \(copied.stderr)")
+        let target = try Self.rows(try pg.database())
+        for table in source.keys.sorted() { #expect(target[table] == source[table], "\(table)") }
+        #expect(target["frontdoor_snapshot"] == nil)
+        #expect(try pg.check(me.bearer).status == 200)
+    }
+
+    /// A file with neither a MAC nor the store's key beside it shows no key: refused.
+    @Test func aFileThatShowsNoServerKeyIsRefused() throws {
+        let one = try Harness(postgres: false)
+        _ = try one.signedIn("g-keyless", email: "keyless@gmail.com")
+        mkdir(one.dir + "/elsewhere", 0o700)
+        try Files.copy(one.databasePath, to: one.dir + "/elsewhere/store.sqlite3")
+        let pg = try Harness(postgres: true)
+        let refused = try pg.admin(["copy-to-postgres", one.dir + "/elsewhere/store.sqlite3"])
+        #expect(refused.status == 69 && refused.json["message"]?.stringValue?.contains(".mac") == true, "\(refused.json)")
+        #expect(try pg.count("accounts") == 0)
+    }
 }

@@ -111,6 +111,17 @@ import Testing
         let kept = try d.h.database().query(
             "SELECT id_token IS NULL, code IS NOT NULL, relay_cleanup_id IS NOT NULL FROM apple_revocations").first
         #expect(kept.map { [$0.int(0), $0.int(1), $0.int(2)] } == [1, 1, 1])
+        // Both secrets sealed under the server key (issue 29): the backup of the store holds neither.
+        let stored = try d.h.database().query(
+            "SELECT a.code, r.refresh_token FROM apple_revocations a JOIN relay_cleanups r ON r.id = a.relay_cleanup_id"
+        ).first
+        let storedCode = try #require(stored?.text(0))
+        #expect(storedCode.hasPrefix("sealed1:") && !storedCode.contains(fresh.code), "\(storedCode)")
+        #expect(stored?.text(1)?.hasPrefix("sealed1:") == true)
+        let uid = try #require(try d.h.database().query("SELECT relay_uid FROM relay_cleanups").first?.text(0))
+        let refresh = try #require(d.firebase.refreshToken(of: uid))
+        try d.h.database().checkpoint()
+        #expect(!d.storeBytes().contains(fresh.code) && !d.storeBytes().contains(refresh))
 
         // A later request retries it once it is due, with a fresh ID token; then the relay user goes too.
         d.firebase.setRevoke(.normal)
@@ -284,7 +295,18 @@ import Testing
         let kept = try d.h.database().query("SELECT state, code, refresh_token FROM apple_revocations").first
         #expect(kept?.text(0) == "retry")
         #expect(kept?[1] == .null)
-        #expect(kept?.text(2) == d.apple.refreshToken(forCode: fresh.code))
+        // Sealed under the server key (issue 29), and still what a retry revokes.
+        let refresh = try #require(d.apple.refreshToken(forCode: fresh.code))
+        let stored = try #require(kept?.text(2))
+        #expect(stored.hasPrefix("sealed1:") && !stored.contains(refresh), "\(stored)")
+        try d.h.database().checkpoint()
+        #expect(!d.storeBytes().contains(refresh))
+        d.apple.setRevoke(.normal)
+        try d.h.database().run("UPDATE apple_revocations SET next_attempt_at = 0")
+        let (later, _) = try d.googleAccount("g-direct-later")
+        #expect(try d.delete(later).status == 200)
+        #expect(d.apple.revokedTokens == [refresh, refresh], "\(d.apple.revokedTokens)")
+        #expect(try d.revocationRow().state == "revoked")
     }
 }
 

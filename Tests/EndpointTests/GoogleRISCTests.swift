@@ -194,7 +194,7 @@ import Testing
             == 202)
         #expect(try !p.h.holds(me.accountId))
         #expect(try p.accountEvents(me.accountId).filter { $0 == "account.deleted" }.count == 1)
-        #expect(p.h.ledgerLines.count == 1)
+        #expect(p.h.deletionLines.count == 1)
         // Google and Apple, one address: the Google identity goes, the account stays.
         let both = try p.h.signedIn("g-purged-2", email: "purged.two@gmail.com")
         let apple = try p.appleSignedIn("apple-purged-2", email: "purged.two@gmail.com")
@@ -205,7 +205,7 @@ import Testing
         let providers = try p.h.database().query(
             "SELECT provider FROM identities WHERE account_id = ?", [.text(both.accountId)]).compactMap { $0.text(0) }
         #expect(providers == ["apple"])
-        #expect(p.h.ledgerLines.count == 1)
+        #expect(p.h.deletionLines.count == 1)
     }
 
     /// The third review's first finding: a passkey is a way in. `account-purged` of an account
@@ -223,7 +223,7 @@ import Testing
         #expect(try p.h.count("identities") == 0)
         #expect(try p.h.check(me.bearer).status == 401)
         #expect(try p.accountEvents(me.accountId).contains("account.deleted") == false)
-        #expect(p.h.ledgerLines.isEmpty)
+        #expect(p.h.deletionLines.isEmpty)
         let back = try keys.signInWith(phone, userHandle: handle)
         #expect(back.status == 200 && back.body["accountId"] == .string(me.accountId), "\(back.rawBody)")
         #expect(back.body["providers"] == .array(["passkey"]))

@@ -72,6 +72,14 @@ final class HeldRequest {
         return result.exitStatus
     }
 
+    /// Waits for the process to end where it stands, without letting it go on; its exit status.
+    func waitForEnd() -> Int32 {
+        let result = ChildProcess.finish(pid: pid, stdoutPath: stdoutPath, stderrPath: stderrPath)
+        finished = CGIAnswer.parse(result)
+        killed = true
+        return result.exitStatus
+    }
+
     /// Lets the process go on without waiting for it (it may then wait for a lock another held
     /// request has); `release()` collects its answer later.
     func letGo() {

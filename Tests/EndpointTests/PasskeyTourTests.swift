@@ -15,12 +15,14 @@ import Testing
         let url: String
         let smtpPort: Int
 
-        init(workDir: String) throws {
+        /// `arguments`: more of `serve`'s (`--events-secret FILE`).
+        init(workDir: String, arguments: [String] = []) throws {
             let port = try Stack.freePort()
             smtpPort = try Stack.freePort()
             url = "http://127.0.0.1:\(port)"
             pid = try ChildProcess.start(
-                Harness.binDir + "/frontdoor-dev", arguments: ["serve", "--port", String(port), "--smtp-port", String(smtpPort)],
+                Harness.binDir + "/frontdoor-dev",
+                arguments: ["serve", "--port", String(port), "--smtp-port", String(smtpPort)] + arguments,
                 environment: ["PATH": "/usr/bin:/bin"], workDir: workDir
             ).pid
             // Ready once its token page answers (it makes its keys first).
@@ -54,7 +56,8 @@ import Testing
         let provider = try DevProviderProcess(workDir: h.dir)
         let config = try ChildProcess.run(
             Harness.binDir + "/frontdoor-dev",
-            arguments: ["config", "--database", h.databasePath, "--provider", provider.url, "--smtp-port", String(provider.smtpPort)],
+            arguments: ["config", "--database", h.databasePath, "--provider", provider.url, "--smtp-port", String(provider.smtpPort),
+                        "--password-list", PasswordListFile.built],
             environment: ["PATH": "/usr/bin:/bin"], workDir: h.dir)
         #expect(config.exitStatus == 0, "\(config.stderrText)")
         try h.writeText(h.configPath, config.stdoutText)

@@ -124,7 +124,8 @@ import Testing
     @Test func aStoredPasswordKeepsWorkingWhateverItIs() throws {
         let h = try Harness(config: Self.defaults())
         let db = try h.database()
-        for (i, password) in ["password", "aaaaaaaa", "short", "ada@old.example"].enumerated() {
+        // Not "password": the programs' own log lines hold that word, and the log scan would take it for the secret.
+        for (i, password) in ["letmein", "aaaaaaaa", "qwert", "ada@old.example"].enumerated() {
             let email = "old\(i)@old.example"
             let hash = try PasswordHasher.hash(password, cost: .minimum)
             try db.run(

@@ -130,4 +130,34 @@ import Testing
         #expect(short.status == 422 && short.errorCode == "invalid_password")
         #expect(try w.snapshot().filter { !$0.hasPrefix("sessions:") } == before.filter { !$0.hasPrefix("sessions:") })
     }
+
+    /// Rule 19 (issue 32) holds where a password is changed or set, as at registration: a listed
+    /// password in another case, a run, the account's own address as most of it, each 422 with its
+    /// reason and minimum before the current password is tried (a login limit of 1 is not reached)
+    /// or anything written; the address's words count for the account being changed.
+    @Test func theNewPasswordIsCheckedByRule19() throws {
+        let w = try SettingsWorld(config: [
+            ("limits", .object([("loginFailuresPerEmail", 1)])), ("passwords", .object([("minLength", 15)])),
+        ])
+        let ada = try w.proven("rulecheck.ada@example.org")
+        let fresh = try w.google("rulecheck-set")
+        let before = try w.snapshot().filter { !$0.hasPrefix("ephemeral:") }
+        let refused: [(String, String)] = [
+            ("ACKNOWLEDGEMENTS", "common"), ("aaaaaaaaaaaaaaaaaaaa", "repetitive"),
+            ("rulecheck.ada@example.org!", "contains_context"), ("fourteen chars", "too_short"),
+        ]
+        for (new, reason) in refused {
+            let changed = try change(w, ada, current: "not the password at all", new: new)
+            #expect(changed.status == 422 && changed.errorCode == "invalid_password", "\(new): \(changed.rawBody)")
+            #expect(changed.body["reason"]?.stringValue == reason && changed.body["minLength"] == 15, "\(new): \(changed.rawBody)")
+        }
+        #expect(try w.snapshot().filter { !$0.hasPrefix("ephemeral:") } == before)
+        #expect(try change(w, ada, current: SettingsWorld.password, new: SettingsWorld.newPassword).status == 200,
+                "no refusal counted a try")
+        for (new, reason) in [("qwertyuiopasdfghjkl", "repetitive"), ("rulecheck-set@gmail.com", "contains_context")] {
+            let set = try w.account("set_password", [("newPassword", .string(new))], as: fresh)
+            #expect(set.status == 422 && set.body["reason"]?.stringValue == reason, "\(new): \(set.rawBody)")
+        }
+        #expect(try w.h.login("rulecheck-set@gmail.com", "qwertyuiopasdfghjkl").status == 401)
+    }
 }

@@ -68,6 +68,8 @@ import Testing
             #"{"action": "set_password", "newPassword": "a password long enough"}"#,
             #"{"action": "change_email", "newEmail": "not@gmial.com"}"#,
             #"{"action": "link", "provider": "google", "idToken": "a.b.c"}"#,
+            // A provider this box does not offer is 404, but only to a recent session (rule 18's order).
+            #"{"action": "link", "provider": "apple", "identityToken": "a.b.c"}"#,
             #"{"action": "unlink", "provider": "google"}"#,
         ] {
             for bearer in [nil, "Bearer " + String(repeating: "A", count: 43), "Basic \(ada.token)"] {
@@ -76,5 +78,17 @@ import Testing
             }
         }
         #expect(try w.snapshot() == before)
+    }
+
+    /// The recent sign-in comes before every refusal of the action's own (DESIGN.md, rule 18's
+    /// settled details): a provider this box does not offer too.
+    @Test func aStaleSessionIsAskedToSignInAgainBeforeAnUnofferedProvider() throws {
+        let w = try SettingsWorld()
+        let ada = try w.proven("stale.link@example.org")
+        try w.h.database().run(
+            "UPDATE sessions SET signed_in_at = signed_in_at - 700 WHERE account_id = ?", [.text(ada.accountId)])
+        let answer = try w.h.run(
+            "account", json: #"{"action": "link", "provider": "apple", "identityToken": "a.b.c"}"#, authorization: ada.bearer)
+        #expect(answer.status == 403 && answer.errorCode == "reauthentication_required", "\(answer.rawBody)")
     }
 }

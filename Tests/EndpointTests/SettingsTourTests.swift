@@ -22,7 +22,8 @@ import Testing
         let provider = try PasskeyTourTests.DevProviderProcess(workDir: h.dir)
         let config = try ChildProcess.run(
             Harness.binDir + "/frontdoor-dev",
-            arguments: ["config", "--database", h.databasePath, "--provider", provider.url, "--smtp-port", String(provider.smtpPort)],
+            arguments: ["config", "--database", h.databasePath, "--provider", provider.url, "--smtp-port", String(provider.smtpPort),
+                        "--password-list", PasswordListFile.built],
             environment: ["PATH": "/usr/bin:/bin"], workDir: h.dir)
         #expect(config.exitStatus == 0, "\(config.stderrText)")
         try h.writeText(h.configPath, config.stdoutText)

@@ -44,9 +44,11 @@ enum StoreInvariants {
             """).first?.int(0)
         if badRelay != 0 { found.append("relay_cleanups: \(badRelay ?? -1) rows in no state or past the window with a token") }
         // Made by a provider sign-in: its identity went in with it. Made by signin-email: its password.
+        // (A password that a restore took away leaves its version: the person resets it by mail.)
         let halfMade = try db.query("""
             SELECT count(*) FROM accounts a
             WHERE NOT EXISTS (SELECT 1 FROM identities i WHERE i.account_id = a.id) AND a.password_hash IS NULL
+              AND a.password_version IS NULL
               AND NOT EXISTS (SELECT 1 FROM passkeys p WHERE p.account_id = a.id)
             """).first?.int(0)
         if halfMade != 0 { found.append("accounts: \(halfMade ?? -1) with neither an identity, a password nor a passkey") }

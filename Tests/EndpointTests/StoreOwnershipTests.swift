@@ -31,15 +31,21 @@ import Testing
         let text = "ownership-events-secret-" + Hex.encode(try SecureRandom.bytes(16))
         try h.writeText(secret, text + "\n")
         TestLogs.register(text)
+        // The programs' user cannot enter a checkout in root's home: it reads a copy of the list.
+        let list = h.dir + "/common-passwords"
+        let copied = try ChildProcess.run("/bin/cp", arguments: [PasswordListFile.built, list], environment: [:], workDir: h.dir)
+        #expect(copied.exitStatus == 0, "\(copied.stderrText)")
         try h.writeConfig([
             ("databasePath", .string(data + "/frontdoor.sqlite3")),
+            ("passwords", .object([("listFile", .string(list))])),
             ("events", .object([
                 ("url", .string("http://127.0.0.1:\(try Stack.freePort())/events")), ("secretFile", .string(secret)),
                 ("timeoutSeconds", 1),
             ])),
         ])
         // The test's own files are not what is under test: the programs' user may read them.
-        #expect(chmod(h.dir, 0o755) == 0 && chmod(h.configPath, 0o644) == 0 && chmod(secret, 0o644) == 0)
+        #expect(chmod(h.dir, 0o755) == 0 && chmod(h.configPath, 0o644) == 0 && chmod(secret, 0o644) == 0
+            && chmod(list, 0o644) == 0)
         return World(h: h, data: data)
     }
 

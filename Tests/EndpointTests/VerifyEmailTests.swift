@@ -203,7 +203,7 @@ import Testing
 
     @Test func ownEmailVerification() throws {
         let h = try Harness()
-        let made = try h.register("own@example.org", "my own password")
+        let made = try h.register("own@example.org", "my own long passphrase")
         let session = try #require(made.body["sessionToken"]?.stringValue)
         #expect(try h.verify([("action", "verify_own_email")]).errorCode == "unauthorized")
         let start = try h.verify([("action", "verify_own_email")], authorization: "Bearer \(session)")
@@ -211,7 +211,7 @@ import Testing
         #expect(start.body["emailVerified"] == false)
         #expect(start.body["methods"] == .array(["email_code"]))
         let ticket = try #require(start.body["ticket"]?.stringValue)
-        #expect(try h.verify([("action", "confirm"), ("ticket", .string(ticket)), ("password", "my own password")])
+        #expect(try h.verify([("action", "confirm"), ("ticket", .string(ticket)), ("password", "my own long passphrase")])
             .errorCode == "invalid_request")
         #expect(try sendCode(h, ticket).status == 200)
         let done = try confirm(h, ticket, code: try #require(h.smtp.lastCode(to: "own@example.org")))

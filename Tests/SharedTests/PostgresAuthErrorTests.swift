@@ -38,10 +38,20 @@ import Testing
         #expect(throws: Never.self) { try SCRAMClient(password: "tab\there") }
     }
 
-    @Test func md5MatchesPostgreSQLsConstruction() throws {
-        // python3: "md5" + md5(md5(b"secretalice").hexdigest().encode() + bytes([1, 2, 3, 4])).hexdigest()
-        #expect(try PostgresPasswords.md5Response(user: "alice", password: "secret", salt: [1, 2, 3, 4])
-            == "md598a0412b9c31436fc53776e863350083")
+    /// A server may ask for any count; past `maxIterations` the client refuses before computing
+    /// one (10,000,000 took 5.5 s of CPU that no deadline interrupts).
+    @Test func scramRefusesAnIterationCountPastItsBound() throws {
+        var client = SCRAMClient(password: "pencil", nonce: "abc", user: "")
+        for count in [SCRAMClient.maxIterations + 1, 10_000_000, Int(Int32.max)] {
+            let started = Clock.monotonicMillis()
+            #expect(throws: PostgresError.self) {
+                _ = try client.finalResponse(serverFirst: Array("r=abcdef,s=c2FsdA==,i=\(count)".utf8))
+            }
+            #expect(Clock.monotonicMillis() - started < 10_000)
+        }
+        #expect(throws: Never.self) {
+            _ = try client.finalResponse(serverFirst: Array("r=abcdef,s=c2FsdA==,i=\(SCRAMClient.maxIterations)".utf8))
+        }
     }
 
     @Test func base64RoundTripsWithPadding() {

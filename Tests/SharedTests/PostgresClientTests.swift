@@ -122,7 +122,9 @@ import Glibc
         }
     }
 
-    /// Password roles in the groups scripts/pg-stack's pg_hba.conf sends to each method.
+    /// Password roles in the groups scripts/pg-stack's pg_hba.conf sends to each method. SCRAM
+    /// logs in as the URI stands; the password in the clear only over the socket and only when
+    /// `require_auth` names it; MD5 never (issue 29). A refusal sends nothing.
     @Test(arguments: ["frontdoor_cleartext", "frontdoor_md5", "frontdoor_scram"])
     func logsInByPassword(_ group: String) throws {
         let servers = try PostgresServers.shared()
@@ -145,6 +147,24 @@ import Glibc
         var url = servers.direct
         url.user = role
         url.password = password
+        if group != "frontdoor_scram" {
+            do {
+                _ = try PostgresConnection(url)
+                Issue.record("\(group) logged in without require_auth naming it")
+            } catch {
+                #expect(error.kind == .authentication && error.reason.contains("nothing was sent"), "\(error)")
+            }
+        }
+        if group == "frontdoor_md5" {
+            url.authentication = [.scram, .none, .password]
+            #expect(throws: PostgresError.self) { try PostgresConnection(url) }
+            return
+        }
+        if group == "frontdoor_cleartext" {
+            url = try PostgresURL.parse(
+                "postgresql://\(role)@/frontdoor?host=\(servers.dir)&port=5432&require_auth=password")
+            url.password = password
+        }
         let connection = try PostgresConnection(url)
         #expect(try connection.query("SELECT current_user").rows[0][0] == .text(role))
         connection.close()

@@ -82,6 +82,12 @@ import Testing
         ("postgresql://u@[::1/d", "host: an unclosed ["),
         ("postgresql://u@/d?application_name=" + String(repeating: "a", count: 64), "application_name: at most 63 bytes"),
         ("postgresql://u@/d?host=/" + String(repeating: "d", count: 100), "socket path is longer than 107 bytes"),
+        ("postgresql://u@127.0.0.1/d?require_auth=password", "the password in the clear only over a unix socket"),
+        ("postgresql://u@/d?require_auth=md5", "require_auth=md5: not accepted"),
+        ("postgresql://u@/d?require_auth=scram-sha-256,md5", "require_auth=md5: not accepted"),
+        ("postgresql://u@/d?require_auth=!password", "!password is not one of"),
+        ("postgresql://u@/d?require_auth=gss", "gss is not one of"),
+        ("postgresql://u@/d?require_auth=", " is not one of"),
     ])
     func refusesWhatItDoesNotRead(_ text: String, _ reason: String) {
         #expect {
@@ -103,6 +109,21 @@ import Testing
             #expect(error.reason.contains("password"))
             #expect(!error.description.contains("hunter2"))
         }
+    }
+
+    /// Issue 29: by default SCRAM or no password at all; the password in the clear only when named,
+    /// and only over a unix socket.
+    @Test func requireAuthListsWhatTheClientAccepts() throws {
+        #expect(try PostgresURL.parse("postgresql://u@/d").authentication == [.scram, .none])
+        #expect(try PostgresURL.parse("postgresql://u@127.0.0.1/d").authentication == [.scram, .none])
+        let clear = try PostgresURL.parse("postgresql://u@/d?host=/run/pg&require_auth=password")
+        #expect(clear.authentication == [.password])
+        #expect(clear.description == "postgresql://u@/d?host=/run/pg&port=5432&require_auth=password")
+        #expect(try PostgresURL.parse("postgresql://u@/d?require_auth=scram-sha-256").authentication == [.scram])
+        #expect(try PostgresURL.parse("postgresql://u@/d?require_auth=none,password,scram-sha-256").authentication
+            == [.scram, .none, .password])
+        #expect(try PostgresURL.parse("postgresql://u@[::1]/d?require_auth=none").description
+            == "postgresql://u@[::1]:5432/d?require_auth=none")
     }
 
     @Test func describesTCPWithoutSocketParameters() throws {

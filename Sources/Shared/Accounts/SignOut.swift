@@ -25,25 +25,30 @@ public enum SignOut {
     }
 
     /// Ends what `scope` names for the session `tokenHash` of `accountId`, within the caller's
-    /// transaction; the live sessions it ended.
+    /// transaction, and records the sessions it ended in the ledger (a restore must not bring
+    /// them back); the live sessions it ended.
     static func end(
         _ scope: Scope, accountId: String, tokenHash: [UInt8], db: Database, now: UnixTime
     ) throws(FrontdoorError) -> Int {
+        let account = SQLValue.text(accountId)
         switch scope {
         case .current:
-            return try db.run("DELETE FROM sessions WHERE token_hash = ?", [.blob(tokenHash)])
+            return try SecurityLedger.endSessions(
+                "DELETE FROM sessions WHERE token_hash = ? RETURNING session_id", [.blob(tokenHash)],
+                accountId: accountId, db: db, now: now)
         case .others:
-            return try db.run(
-                "DELETE FROM sessions WHERE account_id = ? AND token_hash != ? AND expires_at > ?",
-                [.text(accountId), .blob(tokenHash), .integer(now)])
+            return try SecurityLedger.endSessions(
+                "DELETE FROM sessions WHERE account_id = ? AND token_hash != ? AND expires_at > ? RETURNING session_id",
+                [account, .blob(tokenHash), .integer(now)], accountId: accountId, db: db, now: now)
         case .all:
-            return try db.run(
-                "DELETE FROM sessions WHERE account_id = ? AND expires_at > ?", [.text(accountId), .integer(now)])
+            return try SecurityLedger.endSessions(
+                "DELETE FROM sessions WHERE account_id = ? AND expires_at > ? RETURNING session_id",
+                [account, .integer(now)], accountId: accountId, db: db, now: now)
         case .session(let id):
             // Another account's session and an unknown id answer alike: ids are not for probing.
-            let removed = try db.run(
-                "DELETE FROM sessions WHERE account_id = ? AND session_id = ? AND expires_at > ?",
-                [.text(accountId), .text(id), .integer(now)])
+            let removed = try SecurityLedger.endSessions(
+                "DELETE FROM sessions WHERE account_id = ? AND session_id = ? AND expires_at > ? RETURNING session_id",
+                [account, .text(id), .integer(now)], accountId: accountId, db: db, now: now)
             guard removed == 1 else { throw FrontdoorError(.notFound, "There is no such session of yours.") }
             return removed
         }

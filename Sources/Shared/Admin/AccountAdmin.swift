@@ -41,7 +41,10 @@ enum AccountAdmin {
             try db.run(
                 "UPDATE accounts SET disabled_at = coalesce(disabled_at, ?) WHERE id = ?",
                 [.integer(session.now), .text(accountId)])
-            let ended = try db.run("DELETE FROM sessions WHERE account_id = ?", [.text(accountId)])
+            try SecurityLedger.disabled(accountId, db: db, now: session.now)
+            let ended = try SecurityLedger.endSessions(
+                "DELETE FROM sessions WHERE account_id = ? RETURNING session_id", [.text(accountId)],
+                accountId: accountId, db: db, now: session.now)
             _ = try PasskeyTakeback.run(
                 accountId, sessionsMadeBy: session.now, db: db, config: session.config, now: session.now)
             return ended
@@ -54,7 +57,9 @@ enum AccountAdmin {
     static func enable(_ accountId: String, session: AdminSession) throws -> JSONValue {
         let db = try session.database()
         let changed = try db.transaction { () throws(FrontdoorError) -> Int in
-            try db.run("UPDATE accounts SET disabled_at = NULL WHERE id = ?", [.text(accountId)])
+            let changed = try db.run("UPDATE accounts SET disabled_at = NULL WHERE id = ?", [.text(accountId)])
+            if changed == 1 { try SecurityLedger.enabled(accountId, db: db, now: session.now) }
+            return changed
         }
         guard changed == 1 else { throw AdminError.noAccount("that id") }
         return .object([("accountId", .string(accountId)), ("disabled", false)])
@@ -65,7 +70,9 @@ enum AccountAdmin {
         let db = try session.database()
         let ended = try db.transaction { () throws(FrontdoorError) -> Int? in
             guard try exists(accountId, db) else { return nil }
-            let ended = try db.run("DELETE FROM sessions WHERE account_id = ?", [.text(accountId)])
+            let ended = try SecurityLedger.endSessions(
+                "DELETE FROM sessions WHERE account_id = ? RETURNING session_id", [.text(accountId)],
+                accountId: accountId, db: db, now: session.now)
             _ = try PasskeyTakeback.run(
                 accountId, sessionsMadeBy: session.now, db: db, config: session.config, now: session.now)
             return ended
@@ -100,6 +107,7 @@ enum AccountAdmin {
                 return .failure(AdminError(.unavailable, "Refused: \(provider) is the account's last way in."))
             }
             try db.run("DELETE FROM identities WHERE account_id = ? AND provider = ?", [.text(accountId), .text(provider)])
+            try SecurityLedger.identityRemoved(provider, accountId: accountId, db: db, now: session.now)
             let left = try Events.linkedProviders(accountId, db)
             return .success(.object([
                 ("accountId", .string(accountId)), ("unlinked", .string(provider)),

@@ -17,7 +17,7 @@ public enum Admin {
           unlink <accountId> <provider>   removes its google or apple identity, never the last way in
           backup <directory> [--keep N]   a checked snapshot file (mode 0600); keeps the newest N
           restore <snapshot>              closes the door, puts the snapshot back, re-applies the
-                                          deletion ledger, opens the door
+                                          ledger (deletions and every security action since), opens the door
           reapply-deletions <ledger>...   re-applies ledgers to a store put back by other means
           copy-to-postgres <sqlite file>  copies a one-box SQLite store into the config's empty
                                           PostgreSQL store (postgresUrl), in one transaction
@@ -125,10 +125,7 @@ public enum Admin {
         case "reapply-deletions":
             let outcome = try Reapply.run(ledgers: operands, context: try session.requestContext(), missingIsEmpty: false)
             count = outcome.reapplied
-            return .object([
-                ("deletionsReapplied", .number(Double(outcome.reapplied))), ("ledgerLines", .number(Double(outcome.lines))),
-                ("unreadableLines", .number(Double(outcome.unreadable))),
-            ])
+            return .object([("deletionsReapplied", .number(Double(outcome.reapplied)))] + outcome.json)
         case "copy-to-postgres":
             let output = try CopyToPostgres.run(source: first, session: session)
             count = output["rows"]?.int64Value.map { Int($0) }

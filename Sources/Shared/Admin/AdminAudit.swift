@@ -25,7 +25,7 @@ enum AdminAudit {
     static func safe(_ value: String?) -> String {
         guard let value, !value.isEmpty else { return "-" }
         let plain = value.utf8.count <= 64 && value.utf8.allSatisfy { byte in
-            DeletionLedger.isIdByte(byte) || byte == UInt8(ascii: ".")
+            LedgerEntry.isIdByte(byte) || byte == UInt8(ascii: ".")
         }
         return plain ? value : "?"
     }

@@ -23,8 +23,8 @@ enum AdminStats {
                 ("deletionsAudited", try count("SELECT count(*) FROM deletion_audit")),
             ]
         }
-        let ledger = DeletionLedger.path(config: session.config)
-        let ledgerLines = (try? DeletionLedger.read(ledger).entries.count) ?? 0
+        let ledger = LedgerFile.path(config: session.config)
+        let ledgerLines = (try? LedgerFile.read(ledger).entries.count) ?? 0
         var engine: [(String, JSONValue)] = [
             ("sqliteVersion", .string(String(cString: sqlite3_libversion()))),
             ("databaseBytes", .number(Double(size(session.config.databasePath)))),

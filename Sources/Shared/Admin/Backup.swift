@@ -7,6 +7,7 @@ import Glibc
 /// lets writers go on beside (the online backup API would restart at each of their commits). It
 /// writes a temporary name in DIR, which is checked, synced and only then renamed, so a backup
 /// killed at any point leaves no file under a backup's name; the next backup removes its remains.
+/// Beside it goes `<name>.mac`, its MAC under the server key (`BackupSeal`), which `restore` checks.
 enum Backup {
     static let prefix = "frontdoor-"
     static let suffix = ".sqlite3"
@@ -33,6 +34,8 @@ enum Backup {
             try Files.sync(temporary)
             TestHooks.pause("backup-checked")
             let path = try place(temporary, in: directory, takenAt: takenAt)
+            // Its proof of origin (`BackupSeal`); a backup killed before it has none, and is refused.
+            try BackupSeal.write(for: path, key: BackupSeal.key(serverKey: try DeletionAudit.key(config: session.config)))
             try Files.syncDirectory(directory)
             let removed = try keep.map { try prune(directory, keep: $0) } ?? []
             return .object([
@@ -98,6 +101,7 @@ enum Backup {
         let backups = try Files.list(directory).compactMap { name in order(name).map { (name, $0) } }
             .sorted { $0.1.0 != $1.1.0 ? $0.1.0 < $1.1.0 : $0.1.1 < $1.1.1 }
         let old = backups.dropLast(keep).map { directory + "/" + $0.0 }
+        for path in old { unlink(path + BackupSeal.suffix) }
         for path in old where unlink(path) != 0 {
             throw AdminError(.failed, "Cannot remove the old backup \(path) (errno \(errno)).")
         }

@@ -36,10 +36,31 @@ enum CopyToPostgres {
     }
 
     /// The boxes hash the audit rows and key the rate limits with `deletion.auditKeyFile`: it must
-    /// hold the key the one-box store made beside itself, or the copied audit rows are unreadable.
+    /// hold the key the one-box store was made under, or the copied audit rows and sealed columns
+    /// are unreadable. A backup proves its key by its MAC (`BackupSeal`); the store's own file by
+    /// the key beside it; a file with neither is refused.
     static func checkAuditKey(source: String, config: Config) throws {
+        if Files.exists(source + BackupSeal.suffix) {
+            guard config.deletion.auditKeyFile != nil else {
+                throw AdminError(
+                    .unavailable,
+                    "The config names no deletion.auditKeyFile: copy the one box's server key to every box and name it there.")
+            }
+            do {
+                try BackupSeal.check(source, named: source, key: BackupSeal.key(serverKey: try DeletionAudit.key(config: config)))
+            } catch let refusal as AdminError {
+                throw AdminError(
+                    .unavailable, "\(refusal.message) deletion.auditKeyFile must hold the one box's server key.")
+            }
+            return
+        }
         let besideSource = Files.directory(of: source) + "/" + DeletionAudit.keyFileName
-        guard Files.exists(besideSource) else { return }
+        guard Files.exists(besideSource) else {
+            throw AdminError(
+                .unavailable,
+                "Neither \(Files.name(of: source))\(BackupSeal.suffix) nor \(DeletionAudit.keyFileName) is beside \(source): "
+                    + "nothing shows which server key it was made under. Copy a frontdoor-admin backup (with its .mac).")
+        }
         guard let file = config.deletion.auditKeyFile else {
             throw AdminError(
                 .unavailable, "The config names no deletion.auditKeyFile: copy \(besideSource) to every box and name it there.")
@@ -94,7 +115,7 @@ enum CopyToPostgres {
 
     /// Made by the PostgreSQL store's own migration, and the same in every new one: its version,
     /// and the outbox's one delivery row (which box holds the lease; SQLite's has no lease).
-    static let notCopied: Set<String> = ["schema_version", "event_delivery"]
+    static let notCopied: Set<String> = ["schema_version", "event_delivery", Backup.takenTable]
 
     /// Base tables in the target's schema, each after every table its foreign keys name.
     static func tablesInCopyOrder(_ db: Database) throws(FrontdoorError) -> [String] {

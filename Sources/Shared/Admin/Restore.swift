@@ -3,12 +3,14 @@ import Glibc
 #endif
 
 /// `frontdoor-admin restore SNAPSHOT` (rule 13). In order:
-/// 1. the snapshot is copied beside the store and checked (door still open: a bad one changes nothing);
+/// 1. the snapshot is copied beside the store and checked, its MAC under the server key included
+///    (`BackupSeal`; door still open: a bad or forged one changes nothing);
 /// 2. the door closes (every endpoint answers 503) and the 2xx answers being written finish (`Door`);
 /// 3. rule 9's ceiling is waited out from the closing, so no process that passed the door lives;
 /// 4. the store and its -wal and -shm move aside together into `<store>.before-restore-<time>/`;
 /// 5. the checked copy is renamed into place;
-/// 6. every ledger deletion the snapshot still holds is done again, the normal way;
+/// 6. every ledger deletion the snapshot still holds is done again, the normal way, and every
+///    other security action of the ledger (`Reapply`);
 /// 7. the door opens.
 /// Killed anywhere, the door stays closed (from 2 on) and the next `restore` finishes the work:
 /// the store moved aside in 4 is never touched again, and whatever stands in its place then is
@@ -23,7 +25,8 @@ enum Restore {
         let lock = try exclusive(live + "-restore-lock")
         defer { close(lock) }
         let staged = live + ".restoring"
-        let takenAt = try stage(snapshot, to: staged)
+        let takenAt = try stage(
+            snapshot, to: staged, macKey: BackupSeal.key(serverKey: try DeletionAudit.key(config: config)))
         TestHooks.pause("restore-staged")
 
         let closedAt = try Door.close(live, now: Clock.now())
@@ -43,13 +46,14 @@ enum Restore {
         let context = RequestContext(
             config: config, request: CGIRequest.withoutBody(environment: CGIEnvironment()), body: .object([]),
             now: Clock.now())
-        let outcome = try Reapply.run(ledgers: [DeletionLedger.path(config: config)], context: context, missingIsEmpty: true)
+        let outcome = try Reapply.run(ledgers: [LedgerFile.path(config: config)], context: context, missingIsEmpty: true)
         try settle(try context.database(), databasePath: live)
         TestHooks.pause("restore-reapplied")
         try Door.open(live)
         return .object([
             ("restored", .string(snapshot)), ("takenAt", takenAt.map { .string(Clock.rfc3339($0)) } ?? .null),
-            ("deletionsReapplied", .number(Double(outcome.reapplied))), ("ledgerLines", .number(Double(outcome.lines))),
+            ("deletionsReapplied", .number(Double(outcome.reapplied))),
+        ] + outcome.json + [
             ("doorClosedAt", .string(Clock.rfc3339(closedAt))), ("movedAside", .string(aside)),
         ])
     }
@@ -76,7 +80,7 @@ enum Restore {
     /// Copies the snapshot to `staged` and checks the copy: SQLite's integrity check, a frontdoor
     /// store, of a schema this program knows. The backup's own time record is read and dropped.
     /// Returns when the snapshot was taken (its record, else the file's modification time).
-    static func stage(_ snapshot: String, to staged: String) throws -> UnixTime? {
+    static func stage(_ snapshot: String, to staged: String, macKey: [UInt8]) throws -> UnixTime? {
         let temporary = staged + ".tmp-\(getpid())"
         unlink(temporary)
         try Files.copy(snapshot, to: temporary)
@@ -84,6 +88,8 @@ enum Restore {
         do {
             let file = try SnapshotFile(path: temporary)
             takenAt = try check(file, named: snapshot)
+            // The copy's bytes, not the file's: what is checked is what goes in place.
+            try BackupSeal.check(temporary, named: snapshot, key: macKey)
             try file.execute("DROP TABLE IF EXISTS \(Backup.takenTable); PRAGMA journal_mode = DELETE")
             file.close()
             try Files.sync(temporary)

@@ -59,7 +59,8 @@ public enum RelayCleanup {
         min(config.processLifetimeSeconds, deleteByTokenWindowSeconds / 2)
     }
 
-    /// Writes the record; its id. `sentAt` is when `signInWithIdp` was sent.
+    /// Writes the record, its refresh token sealed under the server key (`SealedColumn`); its id.
+    /// `sentAt` is when `signInWithIdp` was sent.
     public static func record(
         localId: String, refreshToken: String, sentAt: UnixTime, lease: Int64, db: Database, now: UnixTime
     ) throws(FrontdoorError) -> Int64 {
@@ -70,7 +71,9 @@ public enum RelayCleanup {
             VALUES (?, ?, 0, ?, ?, 'token', ?) RETURNING id
             """,
             [
-                .text(localId), .text(refreshToken), .integer(now + lease), .integer(now),
+                .text(localId),
+                try SealedColumn.seal(refreshToken, db: db, binding: SealedColumn.relayRefreshToken(localId)),
+                .integer(now + lease), .integer(now),
                 .integer(sentAt + deleteByTokenWindowSeconds),
             ])
         guard let id = rows.first?.int(0) else { throw .internal("relay_cleanups: insert returned no id") }
@@ -160,7 +163,9 @@ public enum RelayCleanup {
                 return
             }
             var record = Due(
-                id: id, localId: localId, refreshToken: row.text(2), attempts: row.int(3) ?? 0, state: state,
+                id: id, localId: localId,
+                refreshToken: SealedColumn.open(row.text(2), db: db, binding: SealedColumn.relayRefreshToken(localId)),
+                attempts: row.int(3) ?? 0, state: state,
                 deleteByTokenUntil: row.int(5) ?? 0, adminAttempts: row.int(6) ?? 0)
             let outcome: Attempt
             if state == .token && Clock.now() < record.deleteByTokenUntil {
@@ -194,7 +199,8 @@ public enum RelayCleanup {
                     "UPDATE relay_cleanups SET attempts = ?, next_attempt_at = ?, refresh_token = ?, detail = ? WHERE id = ?",
                     [
                         .integer(attempts), .integer(now + backoff(attempts: attempts)),
-                        record.refreshToken.map(SQLValue.text) ?? .null, .text(detail), .integer(record.id),
+                        try SealedColumn.seal(record.refreshToken, db: db, binding: SealedColumn.relayRefreshToken(uid)),
+                        .text(detail), .integer(record.id),
                     ])
                 SysLog.warning("frontdoor relay-cleanup uid=\(uid) result=retry attempts=\(attempts) detail=\(detail)")
             case .failed(let detail):

@@ -4,8 +4,14 @@ import Glibc
 
 /// Rule 9: fcgiwrap never times a program out, so each process bounds its own life.
 public enum Lifetime {
-    /// (Re)arms the ceiling: SIGALRM's default action ends the process wherever it is.
+    /// (Re)arms the ceiling: SIGALRM's default action ends the process wherever it is. The signal
+    /// is unblocked too: a blocked mask is inherited across exec (a test runner's threads block
+    /// it, and so may whatever starts fcgiwrap), and a blocked alarm never ends anything.
     public static func start(seconds: Int64) {
+        var alarmOnly = sigset_t()
+        sigemptyset(&alarmOnly)
+        sigaddset(&alarmOnly, SIGALRM)
+        sigprocmask(SIG_UNBLOCK, &alarmOnly, nil)
         signal(SIGALRM, SIG_DFL)
         alarm(UInt32(clamping: seconds))
     }

@@ -68,9 +68,10 @@ public enum AccountDeletion {
 
     /// Every deletion, whoever asks for it (the person, the operator, a restore re-applying the
     /// ledger), inside the caller's transaction: the audit row, the `account.deleted` event, every
-    /// row of the account, and last the ledger line, synced before the caller commits (rule 13).
+    /// row of the account, and the ledger line, synced before the caller commits (rule 13).
     /// A crash between the line and the commit leaves a line for an account someone asked to
-    /// delete, which the next re-application deletes.
+    /// delete, which the next re-application deletes; an attempt PostgreSQL runs again withdraws
+    /// its line (`SecurityLedger`).
     static func remove(
         _ doomed: Doomed, revocation: Revocation, revocationId: String?, ledger: LedgerLine, auditKey: [UInt8],
         db: Database, config: Config, now: UnixTime
@@ -87,12 +88,8 @@ public enum AccountDeletion {
         guard try db.run("DELETE FROM accounts WHERE id = ?", [.text(accountId)]) == 1 else {
             throw .internal("delete: the account was not there")
         }
-        if ledger == .append {
-            try DeletionLedger.append(
-                accountId: accountId, now: now, path: DeletionLedger.path(config: config),
-                databasePath: config.databasePath)
-            TestHooks.pause("deletion-ledger-written")
-        }
+        // Appended and synced before the commit, by `Database.transaction`.
+        if ledger == .append { try SecurityLedger.deleted(accountId, db: db, now: now) }
     }
 
     /// `frontdoor-admin delete` and a restore's re-application of the ledger: the person's own

@@ -57,7 +57,8 @@ enum AppleRevocationStore {
             ])
     }
 
-    /// Records the outcome: a settled one drops every secret; `retry` keeps what `kept` says. The
+    /// Records the outcome: a settled one drops every secret; `retry` keeps what `kept` says, each
+    /// secret sealed under the server key (`SealedColumn`), filed under its row and column. The
     /// `sub`'s HMAC stays for Apple's echo (it names nobody without the server key).
     static func settle(
         id: String, mode: Config.Apple.Mode, outcome: AppleRevocation.Outcome, attempts: Int64, db: Database,
@@ -75,8 +76,10 @@ enum AppleRevocationStore {
                 """,
                 [
                     .text(outcome.state), outcome.detail.map(SQLValue.text) ?? .null,
-                    kept?.clientId.map(SQLValue.text) ?? .null, kept?.code.map(SQLValue.text) ?? .null,
-                    kept?.idToken.map(SQLValue.text) ?? .null, kept?.refreshToken.map(SQLValue.text) ?? .null,
+                    kept?.clientId.map(SQLValue.text) ?? .null,
+                    try SealedColumn.seal(kept?.code, db: db, binding: SealedColumn.revocation("code", id)),
+                    try SealedColumn.seal(kept?.idToken, db: db, binding: SealedColumn.revocation("id_token", id)),
+                    try SealedColumn.seal(kept?.refreshToken, db: db, binding: SealedColumn.revocation("refresh_token", id)),
                     kept?.relayCleanupId.map(SQLValue.integer) ?? .null, kept?.subjectHash.map(SQLValue.blob) ?? .null,
                     .integer(attempts),
                     kept == nil ? .null : .integer(now + backoff(attempts: attempts)),
@@ -132,7 +135,9 @@ enum AppleRevocationStore {
                 ])
             guard claimed == 1 else { continue }
             let kept = Kept(
-                clientId: row.text(2), code: row.text(3), idToken: row.text(4), refreshToken: row.text(5),
+                clientId: row.text(2), code: SealedColumn.open(row.text(3), db: db, binding: SealedColumn.revocation("code", id)),
+                idToken: SealedColumn.open(row.text(4), db: db, binding: SealedColumn.revocation("id_token", id)),
+                refreshToken: SealedColumn.open(row.text(5), db: db, binding: SealedColumn.revocation("refresh_token", id)),
                 relayCleanupId: row.int(6), subjectHash: row.blob(9), until: until)
             due.append(Due(id: id, mode: mode, kept: kept, attempts: attempts))
         }

@@ -63,7 +63,9 @@ struct RelayRevocation {
         guard let row = try? db.query(
             "SELECT relay_uid, refresh_token, state, delete_by_token_until FROM relay_cleanups WHERE id = ?",
             [.integer(recordId)]).first,
-            let localId = row.text(0), var refreshToken = row.text(1), row.text(2) == RelayCleanup.State.token.rawValue,
+            let localId = row.text(0),
+            var refreshToken = SealedColumn.open(row.text(1), db: db, binding: SealedColumn.relayRefreshToken(localId)),
+            row.text(2) == RelayCleanup.State.token.rawValue,
             let until = row.int(3)
         else { return .failed("the relay user's clean-up record is gone or past its window") }
         guard Clock.now() + Self.deletionMargin <= until else {
@@ -79,8 +81,9 @@ struct RelayRevocation {
                 idToken = fresh
                 if let next, next != refreshToken {
                     refreshToken = next
-                    _ = try? db.run(
-                        "UPDATE relay_cleanups SET refresh_token = ? WHERE id = ?", [.text(next), .integer(recordId)])
+                    if let sealed = try? SealedColumn.seal(next, db: db, binding: SealedColumn.relayRefreshToken(localId)) {
+                        _ = try? db.run("UPDATE relay_cleanups SET refresh_token = ? WHERE id = ?", [sealed, .integer(recordId)])
+                    }
                 }
             case .gone(let detail), .unusable(let detail):
                 return .failed("the relay user cannot revoke any more: \(detail)")

@@ -107,14 +107,15 @@ enum PasswordReset {
             }
             guard let accountId, try PendingTicket.spend(ticketHash, db: db) else { throw PendingTicket.invalid }
             // First, so the events name the providers the account keeps.
-            try InboxProof.dropUnprovenIdentities(of: accountId, db: db)
+            try InboxProof.dropUnprovenIdentities(of: accountId, db: db, now: now)
             try Events.record(.settingPassword, accountId: accountId, in: db, config: context.config, now: now)
             try db.run(
                 "UPDATE accounts SET password_hash = ?, email_verified = 1 WHERE id = ?", [.text(hash), .text(accountId)])
+            try SecurityLedger.passwordChanged(accountId, db: db, now: now)
             // Every session ends; a bearer's is proven again below instead (its holder has the code).
-            try db.run(
-                "DELETE FROM sessions WHERE account_id = ? AND token_hash <> ?",
-                [.text(accountId), .blob(reauth?.tokenHash ?? [])])
+            try SecurityLedger.endSessions(
+                "DELETE FROM sessions WHERE account_id = ? AND token_hash <> ? RETURNING session_id",
+                [.text(accountId), .blob(reauth?.tokenHash ?? [])], accountId: accountId, db: db, now: now)
             _ = try PasskeyTakeback.run(accountId, sessionsMadeBy: now, db: db, config: context.config, now: now)
             return .success(try ProviderSignIn.startSession(
                 db: db, accountId: accountId, created: false, config: context.config, now: now, deviceName: deviceName,

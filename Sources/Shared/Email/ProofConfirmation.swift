@@ -63,14 +63,18 @@ enum ProofConfirmation {
                 let typed = try db.query(
                     "SELECT 1 FROM accounts WHERE id = ? AND email_verified = 0", [.text(id)])
                 if !typed.isEmpty {
-                    try db.run("UPDATE accounts SET password_hash = NULL WHERE id = ?", [.text(id)])
+                    if try db.run(
+                        "UPDATE accounts SET password_hash = NULL WHERE id = ? AND password_hash IS NOT NULL", [.text(id)]) == 1
+                    {
+                        try SecurityLedger.passwordChanged(id, db: db, now: now)
+                    }
                     // A bearer's session stays, to be proven again below: its holder also holds
                     // the code, and a new session would give them nothing less (docs/security.md).
-                    try db.run(
-                        "DELETE FROM sessions WHERE account_id = ? AND token_hash <> ?",
-                        [.text(id), .blob(reauth?.tokenHash ?? [])])
+                    try SecurityLedger.endSessions(
+                        "DELETE FROM sessions WHERE account_id = ? AND token_hash <> ? RETURNING session_id",
+                        [.text(id), .blob(reauth?.tokenHash ?? [])], accountId: id, db: db, now: now)
                 }
-                try InboxProof.dropUnprovenIdentities(of: id, db: db)
+                try InboxProof.dropUnprovenIdentities(of: id, db: db, now: now)
                 try link(provider: provider, subject: subject, to: id, db: db, now: now)
                 try Events.record(.linked(provider: provider), accountId: id, in: db, config: context.config, now: now)
                 // After the link, the way in it brings (a takeback never removes the last one).

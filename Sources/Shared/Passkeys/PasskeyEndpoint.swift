@@ -154,7 +154,7 @@ public enum PasskeyEndpoint {
             try RecentSignIn.require(
                 tokenHash: try bearerHash(context), accountId: accountId, db: db, policy: context.config.sessions,
                 now: context.now)
-            try PasskeyStore.delete(passkeyId, accountId: accountId, db: db)
+            try PasskeyStore.delete(passkeyId, accountId: accountId, db: db, now: context.now)
             let left = try db.query("SELECT 1 FROM passkeys WHERE account_id = ? LIMIT 1", [.text(accountId)])
             if left.isEmpty, let ways = try WaysIn.of(accountId, db: db), ways.isEmpty {
                 throw FrontdoorError(

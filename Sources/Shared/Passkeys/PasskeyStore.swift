@@ -118,15 +118,12 @@ enum PasskeyStore {
         }
     }
 
-    /// Deletes one of the account's passkeys; another account's id and an unknown one alike: 404.
-    static func delete(_ passkeyId: String, accountId: String, db: Database) throws(FrontdoorError) {
-        let removed: Int
-        if let id = Base64URL.decode(passkeyId), !id.isEmpty {
-            removed = try db.run(
-                "DELETE FROM passkeys WHERE credential_id = ? AND account_id = ?", [.blob(id), .text(accountId)])
-        } else {
-            removed = 0
-        }
-        guard removed == 1 else { throw FrontdoorError(.notFound, "There is no such passkey of yours.") }
+    /// Deletes one of the account's passkeys, and records it in the ledger (a restore must not
+    /// bring it back); another account's id and an unknown one alike: 404.
+    static func delete(_ passkeyId: String, accountId: String, db: Database, now: UnixTime) throws(FrontdoorError) {
+        guard let id = Base64URL.decode(passkeyId), !id.isEmpty,
+            try db.run("DELETE FROM passkeys WHERE credential_id = ? AND account_id = ?", [.blob(id), .text(accountId)]) == 1
+        else { throw FrontdoorError(.notFound, "There is no such passkey of yours.") }
+        try SecurityLedger.passkeyRemoved(id, accountId: accountId, db: db, now: now)
     }
 }

@@ -14,7 +14,8 @@
 enum PasskeyTakeback {
     /// In the transaction that ends the sessions; how many passkeys went. Writes `account.unlinked`
     /// (`provider` `passkey`) once when any did. Call after the takeback's own way in is written
-    /// (a reset's password, a join's identity), which counts.
+    /// (a reset's password, a join's identity), which counts. Each passkey removed stages its
+    /// ledger line (`SecurityLedger.passkeyRemoved`).
     static func run(
         _ accountId: String, sessionsMadeBy cutoff: UnixTime, db: Database, config: Config, now: UnixTime
     ) throws(FrontdoorError) -> Int {
@@ -30,9 +31,15 @@ enum PasskeyTakeback {
                 "frontdoor passkey takeback kept \(doomed) passkeys of account=\(accountId): they are its only way in")
             return 0
         }
-        let removed = try db.run(
-            "DELETE FROM passkeys WHERE account_id = ? AND session_made_at <= ?", [.text(accountId), .integer(cutoff)])
+        let removed = try db.query(
+            "DELETE FROM passkeys WHERE account_id = ? AND session_made_at <= ? RETURNING credential_id",
+            [.text(accountId), .integer(cutoff)]
+        ).compactMap { $0.blob(0) }
+        // Each its own ledger line, so a restore takes them back again (rule 13).
+        for credentialId in removed {
+            try SecurityLedger.passkeyRemoved(credentialId, accountId: accountId, db: db, now: now)
+        }
         try Events.record(.unlinked(provider: "passkey"), accountId: accountId, in: db, config: config, now: now)
-        return removed
+        return removed.count
     }
 }

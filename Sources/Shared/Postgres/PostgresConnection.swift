@@ -10,9 +10,13 @@ import Glibc
 ///   transaction to the next, and frontdoor keeps no session state (no SET, no SQL PREPARE, no
 ///   session advisory locks), since each transaction may meet another server connection.
 /// - Every wait is bounded: connecting and logging in by the URI's `connect_timeout`, each
-///   exchange by `timeoutSeconds`. A time-out asks the server to cancel what it runs, then
-///   closes the connection; so does any failure that leaves the stream out of step. Later calls
-///   then throw `connectionLost` at once.
+///   exchange by `timeoutSeconds`, and every one of them by the process's ceiling (rule 9) less
+///   `ceilingMarginSeconds`, so a server that stalls, trickles or never answers gets a 503
+///   answered in time rather than a process ended mid-request. A time-out asks the server to
+///   cancel what it runs, then closes the connection; so does any failure that leaves the stream
+///   out of step. Later calls then throw `connectionLost` at once.
+/// - The password is sent only as `require_auth` allows (`PostgresURL`): by default never (SCRAM
+///   proves it without sending it); never as MD5; in the clear only over a unix socket when named.
 /// - A statement that fails inside a transaction aborts the transaction (PostgreSQL's rule):
 ///   until ROLLBACK, the server refuses everything else. `transactionStatus` says which state
 ///   the server reported last.
@@ -33,11 +37,21 @@ public final class PostgresConnection {
     private var backendKey: (processID: Int32, secretKey: Int32)?
     private var failure: PostgresError?
 
+    /// The answer to a request still has to be written when the store gives up: every wait ends
+    /// this long before the process's ceiling (the cancel after a time-out takes at most one more).
+    static let ceilingMarginSeconds = 2.0
+
+    /// `deadline` (monotonic milliseconds), or earlier when the process's ceiling comes first.
+    static func withinCeiling(_ deadline: Double, margin: Double = ceilingMarginSeconds) -> Double {
+        guard let left = Lifetime.remainingSeconds() else { return deadline }
+        return min(deadline, Clock.monotonicMillis() + max(0, left - margin) * 1000)
+    }
+
     /// Connects and logs in, within the URI's `connect_timeout`.
     public init(_ url: PostgresURL, timeoutSeconds: Double = 10) throws(PostgresError) {
         self.url = url
         self.timeoutSeconds = timeoutSeconds
-        let deadline = Clock.monotonicMillis() + Double(url.connectTimeoutSeconds) * 1000
+        let deadline = Self.withinCeiling(Clock.monotonicMillis() + Double(url.connectTimeoutSeconds) * 1000)
         socket = try PostgresSocket(url.address, deadline: deadline)
         do {
             try logIn(deadline: deadline)
@@ -157,7 +171,7 @@ public final class PostgresConnection {
 
     /// Writes one request (or a pipelined pair); returns the deadline for its answers.
     private func send(_ bytes: [UInt8]) throws(PostgresError) -> Double {
-        let deadline = Clock.monotonicMillis() + timeoutSeconds * 1000
+        let deadline = Self.withinCeiling(Clock.monotonicMillis() + timeoutSeconds * 1000)
         roundTrips += 1
         do {
             try socket.write(bytes, deadline: deadline)
@@ -289,7 +303,7 @@ public final class PostgresConnection {
     /// passed the request on; the server may or may not act on it.
     private func cancelRunningStatement() {
         guard let key = backendKey else { return }
-        let deadline = Clock.monotonicMillis() + 1000
+        let deadline = Self.withinCeiling(Clock.monotonicMillis() + 1000, margin: Self.ceilingMarginSeconds / 2)
         guard let other = try? PostgresSocket(url.address, deadline: deadline) else { return }
         defer { other.close() }
         guard (try? other.write(PostgresFrontend.cancelRequest(processID: key.processID, secretKey: key.secretKey), deadline: deadline)) != nil else { return }
@@ -305,20 +319,26 @@ public final class PostgresConnection {
         try socket.write(out.bytes, deadline: deadline)
         var scram: SCRAMClient? = nil
         var scramVerified = false
+        var sentPassword = false
         while true {
             let message = try nextMessage(deadline: deadline)
             switch message {
             case .authentication(.ok):
                 if scram != nil && !scramVerified { throw PostgresError(.authentication, "SCRAM ended without the server's proof") }
+                if scram == nil && !sentPassword && !url.authentication.contains(.none) {
+                    throw refused("no authentication at all")
+                }
             case .authentication(.cleartextPassword):
+                // Checked before anything is sent: the password must not reach a server it should not.
+                guard url.authentication.contains(.password) else { throw refused("the password in the clear") }
                 var answer = PostgresFrontend()
                 try answer.password(try password(for: "password"))
                 try socket.write(answer.bytes, deadline: deadline)
-            case .authentication(.md5Password(let salt)):
-                var answer = PostgresFrontend()
-                try answer.password(try PostgresPasswords.md5Response(user: url.user, password: try password(for: "md5"), salt: salt))
-                try socket.write(answer.bytes, deadline: deadline)
+                sentPassword = true
+            case .authentication(.md5Password):
+                throw refused("an MD5 password")
             case .authentication(.sasl(let mechanisms)):
+                guard url.authentication.contains(.scram) else { throw refused("SCRAM-SHA-256") }
                 guard mechanisms.contains("SCRAM-SHA-256") else {
                     throw PostgresError(.authentication, "the server offers no SASL mechanism this client speaks")
                 }
@@ -353,6 +373,14 @@ public final class PostgresConnection {
                 throw violation("\(message.name) while logging in")
             }
         }
+    }
+
+    /// The server asks for a way of logging in that `require_auth` does not allow; nothing was sent.
+    private func refused(_ what: String) -> PostgresError {
+        PostgresError(
+            .authentication,
+            "the server asks for \(what), which postgresUrl's require_auth (\(PostgresURL.names(url.authentication))) "
+                + "does not allow; nothing was sent")
     }
 
     private func password(for method: String) throws(PostgresError) -> String {

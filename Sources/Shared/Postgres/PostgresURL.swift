@@ -9,13 +9,34 @@
 /// speaks no TLS, so a remote server is reached through a pgbouncer on the box), `port` (5432),
 /// `dbname` (the user's name), `connect_timeout` (seconds, 5 when unset; libpq's 0, "wait for
 /// ever", is refused), `application_name`, and `sslmode` only as `disable`, `allow` or `prefer`
-/// (the modes that let a connection go without TLS). Anything else is refused with its name.
+/// (the modes that let a connection go without TLS), and `require_auth` (below). Anything else is
+/// refused with its name.
+///
+/// The password leaves the process only for SCRAM-SHA-256, which never sends it (issue 29): a
+/// server that asks for it in the clear or as MD5 is refused before anything is sent. `require_auth`
+/// (libpq's name, a subset of its values) lists what the client accepts: `scram-sha-256`, `none`
+/// (the server asks for nothing: `trust`, or `peer` on pgbouncer's socket), and `password`, the
+/// password in the clear, which is accepted only with a unix socket (`host` a directory) and only
+/// when named. Unset, it is `scram-sha-256,none`. `md5` is never accepted.
 public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
     public enum Address: Sendable, Equatable {
         /// `directory/.s.PGSQL.port`, the name PostgreSQL and pgbouncer give their sockets.
         case unixSocket(directory: String, port: Int)
         /// A loopback address, numeric: `127.0.0.1`, `::1`.
         case tcp(host: String, port: Int)
+    }
+
+    /// The ways of logging in the client accepts (`require_auth`).
+    public struct Authentication: OptionSet, Sendable, Equatable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// SCRAM-SHA-256, which proves the password without sending it.
+        public static let scram = Authentication(rawValue: 1)
+        /// The server asks for nothing (`trust`, `peer`).
+        public static let none = Authentication(rawValue: 2)
+        /// The password in the clear: only over a unix socket, only when `require_auth` names it.
+        public static let password = Authentication(rawValue: 4)
+        public static let standard: Authentication = [.scram, .none]
     }
 
     public var address: Address
@@ -25,6 +46,7 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
     /// Bounds reaching the server and logging in (libpq's minimum of 2 s applies).
     public var connectTimeoutSeconds: Int
     public var applicationName: String?
+    public var authentication: Authentication
 
     /// Debian's libpq looks here when no host is given (its DEFAULT_PGSOCKET_DIR).
     public static let defaultSocketDirectory = "/var/run/postgresql"
@@ -33,7 +55,8 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
 
     public init(
         address: Address, user: String, password: String? = nil, database: String,
-        connectTimeoutSeconds: Int = PostgresURL.defaultConnectTimeoutSeconds, applicationName: String? = nil
+        connectTimeoutSeconds: Int = PostgresURL.defaultConnectTimeoutSeconds, applicationName: String? = nil,
+        authentication: Authentication = .standard
     ) {
         self.address = address
         self.user = user
@@ -41,6 +64,7 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         self.database = database
         self.connectTimeoutSeconds = connectTimeoutSeconds
         self.applicationName = applicationName
+        self.authentication = authentication
     }
 
     /// The socket file's path, for a unix socket.
@@ -58,7 +82,14 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         case .tcp(let host, let port):
             out += (host.contains(":") ? "[\(host)]" : host) + ":\(port)/" + Self.encode(database)
         }
+        if authentication != .standard { out += (out.contains("?") ? "&" : "?") + "require_auth=" + Self.names(authentication) }
         return out
+    }
+
+    /// `require_auth`'s value for `methods`.
+    static func names(_ methods: Authentication) -> String {
+        [(Authentication.scram, "scram-sha-256"), (.none, "none"), (.password, "password")]
+            .filter { methods.contains($0.0) }.map(\.1).joined(separator: ",")
     }
 
     /// The same server's other database (pgbouncer's admin console is the database `pgbouncer`).
@@ -119,7 +150,7 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         var database = try path.map { p throws(ConfigError) in try decode(p, "dbname") }
         if database?.isEmpty == true { database = nil }
 
-        var connectTimeout: String? = nil, applicationName: String? = nil
+        var connectTimeout: String? = nil, applicationName: String? = nil, requireAuth: String? = nil
         var seen: [String] = []
         // By hand, not `split`: an array of slices costs a process its generic set-up.
         var next = query.startIndex
@@ -143,6 +174,7 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
             case "password": password = value
             case "connect_timeout": connectTimeout = value
             case "application_name": applicationName = value
+            case "require_auth": requireAuth = value
             case "sslmode":
                 guard ["disable", "allow", "prefer"].contains(value) else {
                     throw refusal("sslmode=\(loggable(Array(value.utf8)[...])): TLS is not supported (reach a remote server through a pgbouncer on this box)")
@@ -163,6 +195,8 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
             portNumber = 5432
         }
         let address = try Self.address(host ?? defaultSocketDirectory, port: portNumber)
+        let authentication = try requireAuth.map { text throws(ConfigError) in try Self.authentication(text, address) }
+            ?? .standard
         var timeout = defaultConnectTimeoutSeconds
         if let connectTimeout {
             guard let n = Int(connectTimeout), n > 0, n <= 600 else {
@@ -175,7 +209,29 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         }
         return PostgresURL(
             address: address, user: user, password: password, database: database ?? user,
-            connectTimeoutSeconds: timeout, applicationName: applicationName)
+            connectTimeoutSeconds: timeout, applicationName: applicationName, authentication: authentication)
+    }
+
+    /// `require_auth`: a list of `scram-sha-256`, `none` and `password` (the last over a unix
+    /// socket only). libpq's negations and its other methods are refused by name.
+    private static func authentication(_ text: String, _ address: Address) throws(ConfigError) -> Authentication {
+        var methods: Authentication = []
+        for name in text.split(separator: ",", omittingEmptySubsequences: false) {
+            switch name {
+            case "scram-sha-256": methods.insert(.scram)
+            case "none": methods.insert(.none)
+            case "password":
+                guard case .unixSocket = address else {
+                    throw refusal("require_auth=password: the password in the clear only over a unix socket (host a directory)")
+                }
+                methods.insert(.password)
+            case "md5":
+                throw refusal("require_auth=md5: not accepted (an MD5 response opens the role to whoever reads it); use scram-sha-256")
+            default:
+                throw refusal("require_auth: \(loggable(Array(name.utf8)[...])) is not one of scram-sha-256, none, password")
+            }
+        }
+        return methods
     }
 
     private static func address(_ host: String, port: Int) throws(ConfigError) -> Address {

@@ -97,13 +97,15 @@ public enum GoogleRISC {
         case .accountDisabled:
             // Google's guide: end sessions on `hijacking`; for every reason, no Google sign-in and
             // no recovery mail to the Google address until `account-enabled`.
-            try ProviderEventStore.block(googleSubject: subject, at: actions.time, db: db)
+            try ProviderEventStore.block(
+                googleSubject: subject, at: actions.time, accountId: accountId, db: db, now: actions.context.now)
             if event.reason == "hijacking" { try actions.takeBack(accountId) }
             if event.reason == "bulk-account" {
                 SysLog.warning("frontdoor endpoint=google-risc account=\(accountId) reason=bulk-account blocked")
             }
         case .accountEnabled:
-            try ProviderEventStore.unblock(googleSubject: subject, at: actions.time, db: db)
+            try ProviderEventStore.unblock(
+                googleSubject: subject, at: actions.time, accountId: accountId, db: db, now: actions.context.now)
         case .accountPurged:
             try actions.providerDeleted(.google, subject: subject, accountId: accountId)
         case .verification, .tokenRevoked:
@@ -115,7 +117,7 @@ public enum GoogleRISC {
     /// `stream:verify`'s state as the operator chose it, or its hash when it holds anything else.
     static func loggable(_ state: String?) -> String {
         guard let state else { return "-" }
-        let plain = !state.isEmpty && state.utf8.count <= 64 && state.utf8.allSatisfy { DeletionLedger.isIdByte($0) || $0 == UInt8(ascii: ".") }
+        let plain = !state.isEmpty && state.utf8.count <= 64 && state.utf8.allSatisfy { LedgerEntry.isIdByte($0) || $0 == UInt8(ascii: ".") }
         return plain ? state : "sha256:" + String(Hex.encode(SHA256.hash(Array(state.utf8))).prefix(16))
     }
 }

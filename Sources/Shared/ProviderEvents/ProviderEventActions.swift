@@ -24,7 +24,7 @@ struct ProviderEventActions {
 
     /// Ends the account's sessions from before the event.
     func endSessions(of accountId: String) throws(FrontdoorError) -> Int {
-        try ProviderEventStore.endSessions(of: accountId, madeBy: time, db: db)
+        try ProviderEventStore.endSessions(of: accountId, madeBy: time, db: db, now: context.now)
     }
 
     /// Google takes the account back (`account-disabled` for hijacking): the sessions from before
@@ -53,7 +53,7 @@ struct ProviderEventActions {
                 ledger: .append, auditKey: auditKey, db: db, config: context.config, now: context.now)
             deleted = true
         } else {
-            try ProviderEventStore.removeIdentity(provider, subject: subject, db: db)
+            try ProviderEventStore.removeIdentity(provider, subject: subject, accountId: accountId, db: db, now: context.now)
             _ = try endSessions(of: accountId)
         }
     }

@@ -63,30 +63,42 @@ public enum ProviderEventStore {
     }
 
     /// Ends the account's sessions made at or before `time` (RFC 8417's timing: a sign-in after
-    /// the event keeps its session); how many.
-    static func endSessions(of accountId: String, madeBy time: UnixTime, db: Database) throws(FrontdoorError) -> Int {
-        try db.run(
-            "DELETE FROM sessions WHERE account_id = ? AND created_at <= ?", [.text(accountId), .integer(time)])
+    /// the event keeps its session), recorded in the ledger; how many.
+    static func endSessions(of accountId: String, madeBy time: UnixTime, db: Database, now: UnixTime)
+        throws(FrontdoorError) -> Int
+    {
+        try SecurityLedger.endSessions(
+            "DELETE FROM sessions WHERE account_id = ? AND created_at <= ? RETURNING session_id",
+            [.text(accountId), .integer(time)], accountId: accountId, db: db, now: now)
     }
 
-    static func removeIdentity(_ provider: Provider, subject: String, db: Database) throws(FrontdoorError) {
+    static func removeIdentity(
+        _ provider: Provider, subject: String, accountId: String, db: Database, now: UnixTime
+    ) throws(FrontdoorError) {
         try db.run(
             "DELETE FROM identities WHERE provider = ? AND subject = ?", [.text(provider.rawValue), .text(subject)])
+        try SecurityLedger.identityRemoved(provider.rawValue, accountId: accountId, db: db, now: now)
     }
 
     /// Google's `account-disabled`: the identity is blocked from `time` on. A block seen after a
     /// newer lifting (a retry out of order) blocks again: when in doubt, blocked.
-    static func block(googleSubject subject: String, at time: UnixTime, db: Database) throws(FrontdoorError) {
+    static func block(
+        googleSubject subject: String, at time: UnixTime, accountId: String, db: Database, now: UnixTime
+    ) throws(FrontdoorError) {
         try db.run(
             "UPDATE identities SET blocked_at = max(coalesce(blocked_at, 0), ?) WHERE provider = 'google' AND subject = ?",
             [.integer(time), .text(subject)])
+        try SecurityLedger.identityBlocked("google", accountId: accountId, db: db, now: now)
     }
 
     /// Google's `account-enabled`: lifts a block no newer than the event.
-    static func unblock(googleSubject subject: String, at time: UnixTime, db: Database) throws(FrontdoorError) {
-        try db.run(
+    static func unblock(
+        googleSubject subject: String, at time: UnixTime, accountId: String, db: Database, now: UnixTime
+    ) throws(FrontdoorError) {
+        let lifted = try db.run(
             "UPDATE identities SET blocked_at = NULL WHERE provider = 'google' AND subject = ? AND blocked_at <= ?",
             [.text(subject), .integer(time)])
+        if lifted > 0 { try SecurityLedger.identityUnblocked("google", accountId: accountId, db: db, now: now) }
     }
 
     /// Apple's `email-disabled` (`on` false) and `email-enabled` on the identity's relay address,

@@ -81,6 +81,7 @@ enum EmailChange {
         try db.run(
             "UPDATE accounts SET email = ?, email_key = ?, email_verified = 1 WHERE id = ?",
             [.text(email), .text(EmailAddress.matchKey(email)), .text(accountId)])
+        try SecurityLedger.addressChanged(accountId, db: db, now: now)
         // The account's own recent session asked for the address and its inbox read the code, as
         // for `verify_own_email`: every identity now stands beside a proven address. A relay
         // address that Apple stopped forwarding is no longer the account's, so that stop goes.

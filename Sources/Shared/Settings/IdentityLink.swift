@@ -6,9 +6,14 @@
 enum IdentityLink {
     static func handle(_ context: RequestContext) throws(FrontdoorError) -> CGIResponse {
         let provider = try context.body.requiredString("provider", maxBytes: 64)
-        // A provider this box does not offer is nothing to link, as passkeys without their section.
+        // A provider this box does not offer is nothing to link, as passkeys without their section;
+        // said only after the session and its recent sign-in, which come first (rule 18).
         let offered = provider == "google" ? context.config.google != nil : context.config.apple != nil
         if ["google", "apple"].contains(provider) && !offered {
+            let db = try context.database()
+            _ = try db.transaction { () throws(FrontdoorError) -> ActingSession in
+                try ActingSession.read(context, db, recent: true)
+            }
             throw FrontdoorError(.notFound, "Signing in with \(provider) is not offered here.")
         }
         switch provider {

@@ -38,6 +38,7 @@ enum PasswordSettings {
                 "UPDATE accounts SET password_hash = ? WHERE id = ? AND password_hash = ?",
                 [.text(hash), .text(found.acting.accountId), .text(found.hash)])
             guard changed == 1 else { throw FrontdoorError(.invalidCredentials, "The current password is not right.") }
+            try SecurityLedger.passwordChanged(found.acting.accountId, db: db, now: now)
             let ended = try SignOut.end(
                 .others, accountId: found.acting.accountId, tokenHash: found.acting.tokenHash, db: db, now: now)
             try EmailSignIn.succeeded(found.limits, db: db, now: now)
@@ -73,6 +74,7 @@ enum PasswordSettings {
                 "UPDATE accounts SET password_hash = ? WHERE id = ? AND password_hash IS NULL",
                 [.text(hash), .text(acting.accountId)]) == 1
             else { throw passwordExists }
+            try SecurityLedger.passwordChanged(acting.accountId, db: db, now: now)
             let notice = try SettingsNotice.read(.passwordSet, accountId: acting.accountId, db: db, now: now)
             TestHooks.pause("password-set")
             return notice

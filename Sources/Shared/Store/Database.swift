@@ -49,6 +49,26 @@ public final class Database {
     /// beside the deletion ledger (`Config.databasePath`).
     public let path: String
 
+    /// The ledger the security actions of this connection's transactions go to (`SecurityLedger`):
+    /// the config's, or `deletions.ledger` beside `path`.
+    public internal(set) var ledgerPath: String
+
+    /// What the open transaction's current attempt has staged for the ledger.
+    var ledgerStage = SecurityLedger.Stage()
+
+    /// The server key, read when first needed (`SealedColumn`); nil for a store opened without its config.
+    var serverKey: Migrations.ServerKey?
+    private var columnKey: [UInt8]?
+
+    /// The key of the sealed columns (`SealedColumn`), from the server key.
+    func sealedColumnKey() throws(FrontdoorError) -> [UInt8] {
+        if let columnKey { return columnKey }
+        guard let serverKey else { throw .internal("store: a sealed column with no server key (opened without its config)") }
+        let key = SealedColumn.key(serverKey: try serverKey())
+        columnKey = key
+        return key
+    }
+
     /// Opens the SQLite database at `path`, creating the file with mode 0600 if missing (its
     /// directory must exist), configures the connection and brings the schema to `schemaVersion`.
     /// Safe when several processes do it at once. A database from a newer version of the code is refused.
@@ -59,12 +79,18 @@ public final class Database {
     }
 
     /// Brings a new SQLite file only `upTo` an older schema version: for tests of the migrations.
-    init(path: String, busyTimeoutMillis: Int = 5000, durability: Durability = .powerCutSafe, upTo target: Int)
-        throws(FrontdoorError)
-    {
+    /// `serverKey`: for a migration that seals (a store opened by its config has it).
+    init(
+        path: String, busyTimeoutMillis: Int = 5000, durability: Durability = .powerCutSafe, upTo target: Int,
+        serverKey: (() throws(FrontdoorError) -> [UInt8])? = nil
+    ) throws(FrontdoorError) {
         self.path = path
+        ledgerPath = LedgerFile.beside(path)
+        self.serverKey = serverKey
         engine = .sqlite(
-            try SQLiteDatabase(path: path, busyTimeoutMillis: busyTimeoutMillis, durability: durability, upTo: target))
+            try SQLiteDatabase(
+                path: path, busyTimeoutMillis: busyTimeoutMillis, durability: durability, upTo: target,
+                serverKey: serverKey))
     }
 
     /// Connects to PostgreSQL (through the box's pgbouncer) and brings its schema to
@@ -74,13 +100,15 @@ public final class Database {
     /// error then), a first plain SELECT in the same round trip as the version read.
     public init(
         postgres url: PostgresURL, boxPath: String, timeoutSeconds: Double = 10, durability: Durability = .powerCutSafe,
-        checkSchemaWithFirstStatement: Bool = false
+        checkSchemaWithFirstStatement: Bool = false, serverKey: (() throws(FrontdoorError) -> [UInt8])? = nil
     ) throws(FrontdoorError) {
         path = boxPath
+        ledgerPath = LedgerFile.beside(boxPath)
+        self.serverKey = serverKey
         engine = .postgres(
             try PostgresDatabase(
                 url: url, timeoutSeconds: timeoutSeconds, durability: durability,
-                checkSchemaWithFirstStatement: checkSchemaWithFirstStatement))
+                checkSchemaWithFirstStatement: checkSchemaWithFirstStatement, serverKey: serverKey))
     }
 
     /// The store the config names: `postgresUrl` when it is set, else the SQLite file.
@@ -88,13 +116,15 @@ public final class Database {
     public convenience init(config: Config, durability: Durability = .powerCutSafe, checkSchemaWithFirstStatement: Bool = false)
         throws(FrontdoorError)
     {
+        let serverKey = { () throws(FrontdoorError) -> [UInt8] in try DeletionAudit.key(config: config) }
         if let store = config.postgresStore {
             try self.init(
                 postgres: store.url, boxPath: config.databasePath, durability: durability,
-                checkSchemaWithFirstStatement: checkSchemaWithFirstStatement)
+                checkSchemaWithFirstStatement: checkSchemaWithFirstStatement, serverKey: serverKey)
         } else {
-            try self.init(path: config.databasePath, durability: durability)
+            try self.init(path: config.databasePath, durability: durability, upTo: Self.schemaVersion, serverKey: serverKey)
         }
+        ledgerPath = LedgerFile.path(config: config)
     }
 
     /// True on PostgreSQL.
@@ -137,11 +167,29 @@ public final class Database {
     /// throws. SQLite takes the write lock up front (`BEGIN IMMEDIATE`), so the body never meets a
     /// lock conflict halfway; PostgreSQL runs it SERIALIZABLE and, when the server aborts it for a
     /// conflict, runs the whole body again (for up to a few seconds, with a short jittered pause between).
+    ///
+    /// The security ledger's lines the body stages (`SecurityLedger`) are appended and synced
+    /// after the body and before the COMMIT; an attempt that certainly did not commit after they
+    /// were written is followed by a line that withdraws them.
     @discardableResult
     public func transaction<T>(_ body: () throws(FrontdoorError) -> T) throws(FrontdoorError) -> T {
+        defer { SecurityLedger.close(self) }
         switch engine {
-        case .sqlite(let db): return try db.transaction(body)
-        case .postgres(let db): return try db.transaction(body)
+        case .sqlite(let db):
+            // BEGIN IMMEDIATE never meets a conflict: one attempt. A COMMIT that fails after the
+            // lines are written leaves them: whether SQLite kept the commit is not known for sure.
+            SecurityLedger.beginAttempt(self)
+            return try db.transaction { () throws(FrontdoorError) -> T in
+                let value = try body()
+                try SecurityLedger.flush(self)
+                return value
+            }
+        case .postgres(let db):
+            return try db.transaction(
+                body, hooks: PostgresDatabase.AttemptHooks(
+                    begin: { SecurityLedger.beginAttempt(self) }, beforeCommit: { () throws(FrontdoorError) in
+                        try SecurityLedger.flush(self)
+                    }, notCommitted: { SecurityLedger.withdraw(self) }))
         }
     }
 

@@ -4,13 +4,38 @@ enum Migrations {
     static let scripts: [String] = [
         v1, v2, emailCodesAndLimits, accountDeletion, keyedRateLimits, reviewFixes, slidingSessions, relayWindow,
         eventOutbox, sealedUnderServerKey, outboxHeads, domainKeys, disabledAccounts,
-        providerEvents, ephemeralKinds, passkeys, passkeySessions, settings,
+        providerEvents, ephemeralKinds, passkeys, passkeySessions, settings, securityVersions, sealedSecrets,
     ]
 
+    /// The server key, for a step that seals; nil when the store was opened without its config.
+    typealias ServerKey = () throws(FrontdoorError) -> [UInt8]
+
     /// What a script leaves to Swift, run right after it in the same transaction.
-    static func afterScript(_ script: String, in db: SQLiteDatabase) throws(FrontdoorError) {
+    static func afterScript(_ script: String, in db: SQLiteDatabase, serverKey: ServerKey?) throws(FrontdoorError) {
         if script == domainKeys { try AddressRekey.run(db) }
         if script == ephemeralKinds { try SchemaText.compact(db) }
+        if script == sealedSecrets {
+            try sealSecrets(serverKey, rows: { sql throws(FrontdoorError) in try db.query(sql) }, run: { sql, params throws(FrontdoorError) in _ = try db.run(sql, params) })
+        }
+    }
+
+    /// `sealedSecrets`' step on either engine. A store with nothing to seal needs no key; one with
+    /// secrets in the clear and no key at hand is refused rather than left half done.
+    static func sealSecrets(
+        _ serverKey: ServerKey?, rows: (String) throws(FrontdoorError) -> [Row],
+        run: (String, [SQLValue]) throws(FrontdoorError) -> Void
+    ) throws(FrontdoorError) {
+        let waiting = try rows(
+            """
+            SELECT (SELECT count(*) FROM relay_cleanups WHERE refresh_token IS NOT NULL)
+              + (SELECT count(*) FROM apple_revocations
+                 WHERE code IS NOT NULL OR id_token IS NOT NULL OR refresh_token IS NOT NULL)
+            """).first?.int(0) ?? 0
+        guard waiting > 0 else { return }
+        guard let serverKey else {
+            throw .internal("migrate: the store keeps secrets to seal under the server key; open it with its config")
+        }
+        try SealedColumn.sealInPlace(key: SealedColumn.key(serverKey: try serverKey()), rows: rows, run: run)
     }
 
     static let v1 = """
@@ -394,5 +419,25 @@ enum Migrations {
     static let settings = """
         ALTER TABLE sessions ADD COLUMN signed_in_at INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE email_tickets ADD COLUMN email TEXT;
+        """
+
+    /// Issue 29: a restore must not bring back a password or an address that was replaced since
+    /// the snapshot. Every change of the password (a reset, a join by code clearing a typed one,
+    /// the settings) or of the address (`change_email`) gives the row a new random version and
+    /// writes it to the ledger; a re-application clears a password, and disables an account with
+    /// an address, whose version is not the last one the ledger names (`Reapply`). NULL: never
+    /// changed since this version.
+    static let securityVersions = """
+        ALTER TABLE accounts ADD COLUMN password_version TEXT;
+        ALTER TABLE accounts ADD COLUMN email_version TEXT;
+        """
+
+    /// Issue 29: the secrets the store still kept in the clear are sealed under the server key, as
+    /// the service account's token is (`sealedUnderServerKey`): a relay user's refresh token, and a
+    /// revocation's Apple authorization code, relay ID token and Apple refresh token. The columns
+    /// stay text and hold `sealed1:` and the box in base64url (`SealedColumn`); the rows there are
+    /// sealed in place by the step after this script (`sealSecrets`), in the same transaction.
+    static let sealedSecrets = """
+        -- issue 29: relay_cleanups.refresh_token and apple_revocations.code, id_token, refresh_token sealed (SealedColumn, in Swift)
         """
 }

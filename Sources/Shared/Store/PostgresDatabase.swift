@@ -33,9 +33,14 @@ final class PostgresDatabase {
     /// `checkSchemaWithFirstStatement`: the schema is checked with the first statement, not here; a first
     /// plain SELECT outside a transaction then goes in the same write as the version read (one
     /// round trip fewer for a process that lives one request).
-    init(url: PostgresURL, timeoutSeconds: Double, durability: Database.Durability, checkSchemaWithFirstStatement: Bool = false)
-        throws(FrontdoorError)
-    {
+    /// For a migration that seals (`Migrations.sealSecrets`); nil for a store opened without its config.
+    let serverKey: Migrations.ServerKey?
+
+    init(
+        url: PostgresURL, timeoutSeconds: Double, durability: Database.Durability, checkSchemaWithFirstStatement: Bool = false,
+        serverKey: Migrations.ServerKey? = nil
+    ) throws(FrontdoorError) {
+        self.serverKey = serverKey
         do {
             connection = try PostgresConnection(url, timeoutSeconds: timeoutSeconds)
         } catch {
@@ -142,10 +147,21 @@ final class PostgresDatabase {
         }
     }
 
+    /// What `Database.transaction` does around each attempt: `begin` before it, `beforeCommit`
+    /// after the body and before the COMMIT, `notCommitted` after an attempt that got as far as
+    /// `beforeCommit` and certainly did not commit (the server refused or rolled back its COMMIT).
+    struct AttemptHooks {
+        let begin: () -> Void
+        let beforeCommit: () throws(FrontdoorError) -> Void
+        let notCommitted: () -> Void
+
+        static var none: AttemptHooks { AttemptHooks(begin: {}, beforeCommit: {}, notCommitted: {}) }
+    }
+
     /// `BEGIN ISOLATION LEVEL SERIALIZABLE`, the body, `COMMIT`; the whole of it again (within
     /// `retryBudgetMillis`) after the server aborted it for a conflict, whether in a statement or
     /// at the commit. Any other failure rolls back and is rethrown.
-    func transaction<T>(_ body: () throws(FrontdoorError) -> T) throws(FrontdoorError) -> T {
+    func transaction<T>(_ body: () throws(FrontdoorError) -> T, hooks: AttemptHooks = .none) throws(FrontdoorError) -> T {
         guard connection.transactionStatus == .idle else {
             throw .internal("postgres: transaction: already inside a transaction")
         }
@@ -154,6 +170,7 @@ final class PostgresDatabase {
         var attempt = 1
         while true {
             conflicted = false
+            hooks.begin()
             do {
                 try connection.begin(flushAtCommit: flushAtCommit)
             } catch {
@@ -161,10 +178,14 @@ final class PostgresDatabase {
             }
             do throws(FrontdoorError) {
                 let value = try body()
+                try hooks.beforeCommit()
                 do {
                     try connection.commit()
                 } catch {
                     if error.isRetryable { conflicted = true }
+                    // A refusal the server sent (or its ROLLBACK for an aborted one) means no
+                    // commit; a connection lost at the COMMIT may have committed.
+                    if error.kind == .server || error.kind == .misuse { hooks.notCommitted() }
                     throw error.frontdoorError
                 }
                 return value

@@ -117,7 +117,32 @@ enum PostgresMigrations {
             "ALTER TABLE sessions ADD COLUMN signed_in_at bigint NOT NULL DEFAULT 0",
             #"ALTER TABLE email_tickets ADD COLUMN email text COLLATE "C""#,
         ],
+        // 19, `Migrations.securityVersions`: each password's and address's random version (the ledger names it).
+        [
+            #"ALTER TABLE accounts ADD COLUMN password_version text COLLATE "C""#,
+            #"ALTER TABLE accounts ADD COLUMN email_version text COLLATE "C""#,
+        ],
+        // 20, `Migrations.sealedSecrets`: no statement; its step seals the rows (`afterVersion`).
+        [],
     ]
+
+    /// What a version leaves to Swift, run right after its statements in the same transaction.
+    static func afterVersion(_ version: Int, _ db: PostgresDatabase) throws(FrontdoorError) {
+        guard version == Migrations.scripts.firstIndex(of: Migrations.sealedSecrets).map({ $0 + 1 }) else { return }
+        let connection = db.connection
+        try Migrations.sealSecrets(
+            db.serverKey,
+            rows: { sql throws(FrontdoorError) in
+                do throws(PostgresError) {
+                    return try connection.query(SQLDialect.postgres(sql).text).rows
+                } catch { throw error.frontdoorError }
+            },
+            run: { sql, params throws(FrontdoorError) in
+                do throws(PostgresError) {
+                    try connection.query(SQLDialect.postgres(sql).text, params)
+                } catch { throw error.frontdoorError }
+            })
+    }
 
     /// The version this code brings a store to; the same as SQLite's.
     static var currentVersion: Int { baselineVersion + later.count }
@@ -160,8 +185,9 @@ enum PostgresMigrations {
                 try connection.query("INSERT INTO schema_version (id, version) VALUES (1, $1)", [.integer(Int64(baselineVersion))])
                 version = baselineVersion
             }
-            for script in later[(version - baselineVersion)...] {
+            for (offset, script) in later[(version - baselineVersion)...].enumerated() {
                 for statement in script { try connection.query(statement) }
+                try afterVersion(version + offset + 1, db)
             }
             try connection.query("UPDATE schema_version SET version = $1 WHERE id = 1", [.integer(Int64(currentVersion))])
             try connection.commit()
@@ -169,6 +195,8 @@ enum PostgresMigrations {
             if connection.transactionStatus != .idle { try? connection.rollback() }
             throw error.frontdoorError
         } catch let error as FrontdoorError {
+            // A step in Swift refused (`afterVersion`): nothing of this migration stays.
+            if connection.transactionStatus != .idle { try? connection.rollback() }
             throw error
         } catch {
             throw .internal("postgres: migrate: \(error)")

@@ -39,9 +39,10 @@ final class SQLiteDatabase {
     /// Opens the database at `path`, creating the file with mode 0600 if missing (its directory
     /// must exist), configures the connection and brings the schema to `target`. Safe when
     /// several processes do it at once. A database from a newer version of the code is refused.
-    init(path: String, busyTimeoutMillis: Int, durability: Database.Durability, upTo target: Int)
-        throws(FrontdoorError)
-    {
+    init(
+        path: String, busyTimeoutMillis: Int, durability: Database.Durability, upTo target: Int,
+        serverKey: Migrations.ServerKey? = nil
+    ) throws(FrontdoorError) {
         self.path = path
         self.busyTimeoutMillis = busyTimeoutMillis
         busy = BusyHandler(timeoutMillis: busyTimeoutMillis)
@@ -51,7 +52,7 @@ final class SQLiteDatabase {
             try Self.createFile(path)
             handle = try Self.openHandle(path)
             try configure(durability)
-            try migrate(to: target)
+            try migrate(to: target, serverKey: serverKey)
         } catch {
             close()
             throw error
@@ -284,7 +285,7 @@ final class SQLiteDatabase {
 
     /// Cheap when current: two reads of the header. When behind, the version is read again under
     /// the write lock, so of several processes starting together exactly one applies each script.
-    private func migrate(to target: Int) throws(FrontdoorError) {
+    private func migrate(to target: Int, serverKey: Migrations.ServerKey?) throws(FrontdoorError) {
         let version = try userVersion()
         try checkNotNewer(version)
         // WAL is a property of the file and cannot change inside a transaction. Checked even when
@@ -300,7 +301,7 @@ final class SQLiteDatabase {
             let db = try openHandle()
             for script in Migrations.scripts[current..<target] {
                 try Statement.executeScript(db, script)
-                try Migrations.afterScript(script, in: self)
+                try Migrations.afterScript(script, in: self, serverKey: serverKey)
             }
             // PRAGMA takes no bound parameters; the value is our own constant.
             try Statement.executeScript(db, "PRAGMA user_version = \(target)")

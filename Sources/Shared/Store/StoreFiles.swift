@@ -68,7 +68,7 @@ public enum StoreFiles {
             ("the events hint", EventHint.path(databasePath: databasePath)),
             ("the checkpoint marker", Database.checkpointOwedPath(databasePath)),
             ("the door's lock", Door.lockPath(databasePath)),
-            ("the deletion ledger", Files.directory(of: databasePath) + "/" + DeletionLedger.defaultName),
+            ("the deletion ledger", Files.directory(of: databasePath) + "/" + LedgerFile.defaultName),
         ]
         if let serverKeyPath { all.append(("the server key", serverKeyPath)) }
         return all.filter { access($0.1, F_OK) == 0 }

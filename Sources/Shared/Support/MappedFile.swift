@@ -47,5 +47,8 @@ public final class MappedFile: @unchecked Sendable {
         return Array(UnsafeRawBufferPointer(start: base + offset, count: count))
     }
 
+    /// The SHA-256 of the whole file, read through the mapping.
+    func sha256() throws(FrontdoorError) -> [UInt8] { try SHA256.digest(base: base, count: size) }
+
     private static func errorText() -> String { String(cString: strerror(errno)) }
 }

@@ -12,6 +12,14 @@ public enum SHA256 {
         (try? digest(bytes)) ?? []
     }
 
+    /// The digest of `count` bytes at `base` (a mapped file's), or `.internal` if OpenSSL fails.
+    static func digest(base: UnsafeRawPointer, count: Int) throws(FrontdoorError) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: byteCount)
+        let ok = out.withUnsafeMutableBufferPointer { md in frontdoor_sha256(base, count, md.baseAddress) }
+        guard ok == 1 else { throw .internal("SHA-256 failed") }
+        return out
+    }
+
     /// The 32-byte digest, or `.internal` if OpenSSL fails.
     public static func digest<B: Collection>(_ bytes: B) throws(FrontdoorError) -> [UInt8] where B.Element == UInt8 {
         var out = [UInt8](repeating: 0, count: byteCount)
