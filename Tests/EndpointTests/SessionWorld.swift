@@ -67,8 +67,11 @@ extension Harness {
     }
 
     /// The WAL's size: a plain read leaves it as it was.
+    /// The store's WAL and the session file's (`SessionFile`), together.
     var walBytes: Int {
         var info = stat()
-        return stat(databasePath + "-wal", &info) == 0 ? Int(info.st_size) : -1
+        let store = stat(databasePath + "-wal", &info) == 0 ? Int(info.st_size) : -1
+        let sessions = stat(databasePath + "-sessions-wal", &info) == 0 ? Int(info.st_size) : 0
+        return store < 0 ? -1 : store + sessions
     }
 }

@@ -9,6 +9,7 @@ public final class RequestContext {
     /// How durable the store's commits are for this endpoint (see `Database.Durability`).
     public let durability: Database.Durability
     private var openedDatabase: Database?
+    private var openedSessionFile: Database?
     private var openedHTTPClient: HTTPClient?
     /// See `rateLimitSecret()`.
     var rateLimitSecretCache: [UInt8]?
@@ -43,6 +44,16 @@ public final class RequestContext {
         // A request lives one process: its first read carries the schema check along.
         let db = try Database(config: config, durability: durability, checkSchemaWithFirstStatement: true)
         openedDatabase = db
+        return db
+    }
+
+    /// The session check's store: SQLite's session file alone where that serves (`Database.forSessionCheck`).
+    /// Only for `sessions`: everything after the answer that needs the store opens it whole.
+    public func sessionCheckDatabase() throws(FrontdoorError) -> Database {
+        if let openedDatabase { return openedDatabase }
+        if let openedSessionFile { return openedSessionFile }
+        let db = try Database.forSessionCheck(config: config, durability: durability)
+        if db.isSessionFileOnly { openedSessionFile = db } else { openedDatabase = db }
         return db
     }
 

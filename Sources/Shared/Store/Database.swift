@@ -127,6 +127,31 @@ public final class Database {
         ledgerPath = LedgerFile.path(config: config)
     }
 
+    /// The session check's store (`SessionFile`): on SQLite the session file alone once it is
+    /// filled, which parses no schema but its own; else (PostgreSQL, or a store still to set up)
+    /// the whole store, as `init(config:)` opens it.
+    public static func forSessionCheck(config: Config, durability: Durability) throws(FrontdoorError) -> Database {
+        if config.postgresStore == nil,
+            let sessions = try SQLiteDatabase.filledSessionFile(
+                storePath: config.databasePath, busyTimeoutMillis: 5000, durability: durability)
+        {
+            return Database(sessionFile: sessions, config: config)
+        }
+        return try Database(config: config, durability: durability, checkSchemaWithFirstStatement: true)
+    }
+
+    private init(sessionFile: SQLiteDatabase, config: Config) {
+        path = config.databasePath
+        ledgerPath = LedgerFile.path(config: config)
+        engine = .sqlite(sessionFile)
+    }
+
+    /// True for a connection to SQLite's session file alone (`forSessionCheck`): only `sessions`.
+    public var isSessionFileOnly: Bool {
+        if case .sqlite(let db) = engine { return db.sessionFileOnly }
+        return false
+    }
+
     /// True on PostgreSQL.
     public var isPostgres: Bool {
         if case .postgres = engine { return true }
