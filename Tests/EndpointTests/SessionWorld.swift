@@ -66,8 +66,8 @@ extension Harness {
         ).map { row in (0..<row.count).map { "\(row[$0])" }.joined(separator: "|") }
     }
 
-    /// The WAL's size: a plain read leaves it as it was.
-    /// The store's WAL and the session file's (`SessionFile`), together.
+    /// The WALs' size, the store's and the session file's (`SessionFile`) together: a plain read
+    /// leaves it as it was.
     var walBytes: Int {
         var info = stat()
         let store = stat(databasePath + "-wal", &info) == 0 ? Int(info.st_size) : -1

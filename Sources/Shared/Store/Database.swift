@@ -56,6 +56,17 @@ public final class Database {
     /// What the open transaction's current attempt has staged for the ledger.
     var ledgerStage = SecurityLedger.Stage()
 
+    /// Sessions the open transaction made, on SQLite's split store: inserted once it has committed.
+    var pendingSessions: [[SQLValue]] = []
+
+    /// Whether a session made now waits for the transaction's commit (`SessionFile`): a sign-in's
+    /// session begins after the store records the sign-in, so a process killed between the two
+    /// leaves a sign-in without a session, never a session without its account.
+    var defersSessionInserts: Bool {
+        if case .sqlite(let db) = engine { return db.isSplit && db.inTransaction }
+        return false
+    }
+
     /// The server key, read when first needed (`SealedColumn`); nil for a store opened without its config.
     var serverKey: Migrations.ServerKey?
     private var columnKey: [UInt8]?
@@ -204,17 +215,34 @@ public final class Database {
             // BEGIN IMMEDIATE never meets a conflict: one attempt. A COMMIT that fails after the
             // lines are written leaves them: whether SQLite kept the commit is not known for sure.
             SecurityLedger.beginAttempt(self)
-            return try db.transaction { () throws(FrontdoorError) -> T in
+            pendingSessions = []
+            defer { pendingSessions = [] }
+            let value = try db.transaction { () throws(FrontdoorError) -> T in
                 let value = try body()
                 try SecurityLedger.flush(self)
                 return value
             }
+            if !pendingSessions.isEmpty { try beginSessions(db) }
+            return value
         case .postgres(let db):
             return try db.transaction(
                 body, hooks: PostgresDatabase.AttemptHooks(
                     begin: { SecurityLedger.beginAttempt(self) }, beforeCommit: { () throws(FrontdoorError) in
                         try SecurityLedger.flush(self)
                     }, notCommitted: { SecurityLedger.withdraw(self) }))
+        }
+    }
+
+    /// The sessions the transaction just committed made, in a transaction of their own.
+    private func beginSessions(_ db: SQLiteDatabase) throws(FrontdoorError) {
+        TestHooks.pause("sessions-pending")
+        let rows = pendingSessions
+        try db.transaction { () throws(FrontdoorError) in
+            for row in rows where try db.run(Sessions.insertIfAccountLiveSQL, row + [row[2]]) != 1 {
+                throw FrontdoorError(
+                    .upstreamUnavailable, "Something went wrong signing you in. Please try again.",
+                    detail: "session: the account was deleted or disabled as the sign-in committed", retryAfterSeconds: 1)
+            }
         }
     }
 
@@ -233,7 +261,9 @@ public final class Database {
     /// nil when it cannot be read.
     public func dataVersion() -> Int64? {
         switch engine {
-        case .sqlite(let db): return (try? db.query("PRAGMA data_version"))?.first?.int(0)
+        case .sqlite(let db):
+            // The events are in the store, attached beside the session file (`SessionFile`).
+            return (try? db.query(db.isSplit ? "PRAGMA store.data_version" : "PRAGMA data_version"))?.first?.int(0)
         case .postgres(let db):
             return (try? db.query("SELECT count(*) * 4294967296 + coalesce(max(seq), 0) FROM events", []))?.first?.int(0)
         }

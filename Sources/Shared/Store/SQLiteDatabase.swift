@@ -191,7 +191,11 @@ final class SQLiteDatabase {
         for schema in ["main", "store"] where try query("PRAGMA \(schema).journal_mode").first?.text(0) != "wal" {
             try switchToWAL(schema)
         }
-        return store >= target && own == SessionFile.version
+        guard store >= target && own == SessionFile.version else { return false }
+        // A snapshot put back by hand beside a live session file brings its own sessions: those
+        // are the store's, and the file's (of the store before) must not outlive them.
+        let inside = try query("SELECT count(*) FROM store.sqlite_schema WHERE type = 'table' AND name = 'sessions'")
+        return inside.first?.int(0) == 0
     }
 
     deinit {
@@ -268,6 +272,12 @@ final class SQLiteDatabase {
         guard unlink(Database.checkpointOwedPath(path)) == 0 else { return false }
         return checkpointOrOwe()
     }
+
+    /// The session file as `main` with the store attached (`SessionFile`).
+    var isSplit: Bool { sessionPath != nil && !sessionFileOnly }
+
+    /// Inside `BEGIN … COMMIT`.
+    var inTransaction: Bool { handle.map { sqlite3_get_autocommit($0) == 0 } ?? false }
 
     /// The WAL's length in frames (pages) after this connection's last commit; 0 before any.
     var walFrameCount: Int { Int(walFrames.pointee) }

@@ -38,9 +38,9 @@ enum SessionFile {
 
     static let columns = "token_hash, session_id, account_id, device_name, created_at, last_used_at, expires_at, signed_in_at"
 
-    /// Fills a session file not yet filled from the store's own `sessions` table, when the store
-    /// has one (a store from before `Migrations.sessionFile`, or a restored snapshot, which keeps
-    /// its sessions inside); `store` is a connection with the store as `main`, inside its write
+    /// Fills the session file from the store's own `sessions` table, when the store has one (a
+    /// store from before `Migrations.sessionFile`, or a snapshot put back, which keeps its sessions
+    /// inside, by `restore` or by hand), replacing what the file held; `store` is a connection with the store as `main`, inside its write
     /// transaction, which then drops that table. The session file commits first; killed before the
     /// store's commit, the store still has the table and the next open fills the file again from
     /// it. The file is marked filled (`finish`) only after the store's commit.
@@ -48,10 +48,11 @@ enum SessionFile {
         let sessions = try SQLiteDatabase(sessionFileOf: store.path, busyTimeoutMillis: store.busyTimeoutMillis)
         defer { sessions.close() }
         try sessions.transaction { () throws(FrontdoorError) in
-            guard try sessions.userVersion() == 0 else { return }
             try sessions.executeScript(schema)
             let inStore = try store.query("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'sessions'")
             guard inStore.first?.int(0) == 1 else { return }
+            // The store's own table is the truth until it is dropped: the file is not filled before.
+            try sessions.executeScript("PRAGMA user_version = 0")
             try sessions.run("DELETE FROM sessions")
             for row in try store.query("SELECT \(columns) FROM sessions") {
                 try sessions.run(
