@@ -82,6 +82,26 @@ import Testing
         #expect(try h.check(me.bearer, extraEnvironment: Self.headersOnly).status == 200)
     }
 
+    /// A backup copies the store, then the sessions: someone who signs up between the two has a
+    /// session in the second copy and no account in the first. The snapshot leaves that session
+    /// out, so a restore brings back no session without its account; the others come back.
+    @Test func aBackupLeavesOutSessionsOfAccountsItsStoreCopyLacks() throws {
+        let h = try Harness(config: RestoreTests.config)
+        let kept = try h.signedIn("g-backup-kept")
+        mkdir(h.dir + "/backups", 0o700)
+        let held = try h.startAdmin(["backup", h.dir + "/backups"], holdAt: "backup-store-taken")
+        try held.waitUntilHeld()
+        let between = try h.signedIn("g-backup-between")
+        let done = held.finish()
+        #expect(done.status == 0, "\(done.json)")
+        let snapshot = try #require(done.json["path"]?.stringValue)
+        let restored = try h.admin(["restore", snapshot])
+        #expect(restored.status == 0, "\(restored.stdout) \(restored.stderr)")
+        #expect(try h.check(kept.bearer, extraEnvironment: Self.headersOnly).status == 200)
+        #expect(try h.check(between.bearer, extraEnvironment: Self.headersOnly).status == 401)
+        #expect(try StoreInvariants.violations(h.database()) == [])
+    }
+
     /// A disable that comes between a sign-in's commit and its session: the session never begins.
     @Test func aDisableBetweenASignInsCommitAndItsSessionWins() throws {
         let h = try Harness()

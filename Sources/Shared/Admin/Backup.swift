@@ -35,6 +35,7 @@ enum Backup {
                 try db.run("VACUUM INTO ?", [.text(temporary)])
             } else {
                 try db.run("VACUUM store INTO ?", [.text(temporary)])
+                TestHooks.pause("backup-store-taken")
                 let fd = open(sessions, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
                 guard fd >= 0 else { throw AdminError(.failed, "Cannot create \(sessions) (errno \(errno)).") }
                 close(fd)

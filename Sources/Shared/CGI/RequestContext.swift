@@ -61,7 +61,7 @@ public final class RequestContext {
     public var usedDatabase: Bool { openedDatabase != nil }
 
     /// Whether this request may have committed a write to the store (see `Door.AnswerPermit`).
-    public var wroteToStore: Bool { (openedDatabase?.changedRows ?? 0) > 0 }
+    public var wroteToStore: Bool { (openedDatabase?.changedRows ?? 0) > 0 || (openedSessionFile?.changedRows ?? 0) > 0 }
 
     public func httpClient() -> HTTPClient {
         if let openedHTTPClient { return openedHTTPClient }

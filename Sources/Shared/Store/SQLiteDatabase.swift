@@ -187,15 +187,15 @@ final class SQLiteDatabase {
         guard own <= SessionFile.version else {
             throw .internal("sqlite: open: the session file is at version \(own), newer than this program's; deploy the newer binaries")
         }
-        // WAL is a property of each file; a restored copy may have come back without it.
-        for schema in ["main", "store"] where try query("PRAGMA \(schema).journal_mode").first?.text(0) != "wal" {
-            try switchToWAL(schema)
-        }
+        // WAL is a property of each file; a restored copy of the store may have come back without
+        // it. (The session file is never copied back: it is made in WAL mode, `SessionFile`.)
+        if try query("PRAGMA store.journal_mode").first?.text(0) != "wal" { try switchToWAL("store") }
         guard store >= target && own == SessionFile.version else { return false }
         // A snapshot put back by hand beside a live session file brings its own sessions: those
-        // are the store's, and the file's (of the store before) must not outlive them.
-        let inside = try query("SELECT count(*) FROM store.sqlite_schema WHERE type = 'table' AND name = 'sessions'")
-        return inside.first?.int(0) == 0
+        // are the store's, and the file's (of the store before) must not outlive them. ATTACH has
+        // read the schema, so the C call answers without a statement.
+        let db = try openHandle()
+        return sqlite3_table_column_metadata(db, "store", "sessions", nil, nil, nil, nil, nil, nil) != SQLITE_OK
     }
 
     deinit {
