@@ -6,9 +6,10 @@ PORT ?= 8080
 DEV_PORT ?= 8081
 # SQLite is built from Debian's source package by scripts/sqlite-deps (docs/sqlite.md): curl
 # fetches it (and scripts/password-list's .deb; pip its wheels, python3 builds the list), gpgv and the keyring check unstable's index when the pin is gone, xz-utils and
-# patch unpack it, gcc and make build it.
+# patch unpack it, gcc and make build it. valgrind counts the session check's instructions
+# (CheckSchemaCostTests, scripts/request-cost).
 APT_PACKAGES := libssl-dev libcurl4-openssl-dev libsodium-dev pkg-config nginx fcgiwrap curl binutils python3 \
-    gcc make patch xz-utils gpgv debian-archive-keyring python3-venv chromium chromium-driver python3-pip
+    gcc make patch xz-utils gpgv debian-archive-keyring python3-venv chromium chromium-driver python3-pip valgrind
 # The servers the PostgreSQL tests start under a folder of their own (scripts/pg-stack): installed
 # without the cluster and the pgbouncer service Debian would otherwise create and start.
 PG_PACKAGES := postgresql pgbouncer
@@ -132,6 +133,8 @@ release-flags:
 #   BackupTests, RestoreTests  the SQLite snapshot backup and the door a restore of it closes
 #                            (PostgreSQL's are its own: base backups and WAL archiving, docs/scaling.md)
 #   StoreOwnershipTests      the SQLite file's and its folder's owners and modes
+#   SessionFileTests, CheckSchemaCostTests   SQLite's session file beside the store: its two
+#                            commits, and what nginx's check parses (docs/sqlite.md)
 #   SecurityReviewTests/aDeletionAnswersWhileAReaderHoldsTheWAL…, …/aCheckpointReadersKeptFrom…
 #                            a deletion's WAL emptied for secure_delete, a checkpoint owed and paid
 #   SessionCheckTests/withinTheIntervalACheckWritesNothing   measured by the WAL file's size
@@ -143,6 +146,7 @@ release-flags:
 #   AppleRelayCleanupTests/theCachedAccessTokenIsSealedUnderTheServerKey   the file's bytes
 #   SelfCheckTests/aClosedDoorIsReportedAndTheStoreIsNotOpened   the door a restore of the file closes
 SQLITE_PASS_ONLY := WALStressTests BackupTests RestoreTests RestoreSecurityTests StoreOwnershipTests \
+    SessionFileTests CheckSchemaCostTests \
     SecurityReviewTests/aDeletionAnswersWhileAReaderHoldsTheWALAndCheckpointsOnceItIsGone \
     SecurityReviewTests/aCheckpointReadersKeptFromFinishingIsPaidByTheNextRequest \
     SessionCheckTests/withinTheIntervalACheckWritesNothing SessionCheckTests/aSessionWithoutItsAccountIs401 \

@@ -31,9 +31,11 @@ let package = Package(
         .target(name: "CStartup"),
         // libsodium-dev's headers; its archive is linked into Shared below, like libcrypto's.
         .systemLibrary(name: "CSodium"),
+        // Tests only, armed at run time in debug builds: holds a process between a transaction's two commits (SessionFile).
+        .target(name: "CCommitPause"),
         .target(
             name: "Shared",
-            dependencies: ["COpenSSL", "CSQLite", "CCurl", "CSystem", "CSodium", "CStartup"],
+            dependencies: ["COpenSSL", "CSQLite", "CCurl", "CSystem", "CSodium", "CStartup", "CCommitPause"],
             swiftSettings: swiftSettings,
             // Debian's -dev packages ship the archives, and `make deps` builds SQLite's: linked in,
             // they cost no loading or symbol binding at start-up. The module maps have no `link`

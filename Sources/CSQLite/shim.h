@@ -32,9 +32,10 @@ static inline int frontdoor_sqlite3_db_config_int(sqlite3 *db, int op, int value
     return sqlite3_db_config(db, op, value, result);
 }
 
-/// Sets SQLITE_FCNTL_PERSIST_WAL on the main database: 1 on, 0 off, -1 to only read it back.
-static inline int frontdoor_sqlite3_persist_wal(sqlite3 *db, int *value) {
-    return sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, value);
+/// Sets SQLITE_FCNTL_PERSIST_WAL on the database `schema` ("main", or an attached one's name):
+/// 1 on, 0 off, -1 to only read it back.
+static inline int frontdoor_sqlite3_persist_wal(sqlite3 *db, const char *schema, int *value) {
+    return sqlite3_file_control(db, schema, SQLITE_FCNTL_PERSIST_WAL, value);
 }
 
 /// Binds text SQLite copies at once, so the Swift buffer need not outlive the call.
@@ -50,10 +51,12 @@ static inline int frontdoor_sqlite3_bind_blob_transient(sqlite3_stmt *stmt, int 
 /// WAL's frame count after each commit. The automatic checkpoint cannot work for us: no process
 /// outlives its request, each one rebuilds the WAL index when it opens and so forgets what was
 /// checkpointed, and the WAL is never restarted; it grew to 12 MB, re-read by every process.
+/// A commit to both of a connection's files (the sessions' and the store's) calls it once for each:
+/// the longer WAL is the one to tidy by.
 static int frontdoor_sqlite3_record_wal_frames(void *context, sqlite3 *db, const char *name, int frames) {
     (void)db;
     (void)name;
-    *(int *)context = frames;
+    if (frames > *(int *)context) *(int *)context = frames;
     return SQLITE_OK;
 }
 

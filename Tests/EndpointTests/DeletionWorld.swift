@@ -124,9 +124,9 @@ final class DeletionWorld: @unchecked Sendable {
     func firebasePaths(after mark: Int) -> [String] { Array(w.firebasePaths.dropFirst(mark)) }
 
     /// The whole database as bytes: the file and its WAL.
+    /// The store's files on disk: its own and its WAL, and the session file's (`SessionFile`).
     func storeBytes() -> [UInt8] {
-        let file = FileIO.readFile(h.databasePath, limit: 64 << 20) ?? []
-        return file + (FileIO.readFile(h.databasePath + "-wal", limit: 64 << 20) ?? [])
+        ["", "-wal", "-sessions", "-sessions-wal"].flatMap { FileIO.readFile(h.databasePath + $0, limit: 64 << 20) ?? [] }
     }
 }
 

@@ -66,9 +66,12 @@ extension Harness {
         ).map { row in (0..<row.count).map { "\(row[$0])" }.joined(separator: "|") }
     }
 
-    /// The WAL's size: a plain read leaves it as it was.
+    /// The WALs' size, the store's and the session file's (`SessionFile`) together: a plain read
+    /// leaves it as it was.
     var walBytes: Int {
         var info = stat()
-        return stat(databasePath + "-wal", &info) == 0 ? Int(info.st_size) : -1
+        let store = stat(databasePath + "-wal", &info) == 0 ? Int(info.st_size) : -1
+        let sessions = stat(databasePath + "-sessions-wal", &info) == 0 ? Int(info.st_size) : 0
+        return store < 0 ? -1 : store + sessions
     }
 }

@@ -95,7 +95,8 @@ import Testing
         // The install's last step, as root, on a fresh data folder.
         let first = try check(w)
         #expect(first.stdoutText.contains(
-            "✓ database files: the database, its WAL, its shared memory owned by \(Self.programs):\(Self.programs), as their folder"),
+            "✓ database files: the database, its WAL, its shared memory, the session file, the session file's WAL, "
+                + "the session file's shared memory owned by \(Self.programs):\(Self.programs), as their folder"),
             "\(first.stdoutText)")
         // A root request that makes the server key (a registration's limits) and leaves an event
         // waiting for a receiver that is down (the events hint).
@@ -115,7 +116,8 @@ import Testing
             as: Self.programs)
         #expect(signedIn.status == 201, "\(signedIn.rawBody)")
         let again = try check(w)
-        #expect(again.stdoutText.contains("✓ database files: the database, its WAL, its shared memory, the events hint, "
+        #expect(again.stdoutText.contains("✓ database files: the database, its WAL, its shared memory, the session file, "
+            + "the session file's WAL, the session file's shared memory, the events hint, "
             + "the door's lock, the server key owned by \(Self.programs):\(Self.programs), as their folder"), "\(again.stdoutText)")
     }
 

@@ -47,8 +47,13 @@ extension TestStore {
                 """
             ).compactMap { $0.text(0) }
         }
-        return try db.query("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
-            .compactMap { $0.text(0) }
+        // The store attached beside its session file (`SessionFile`): the tables of both.
+        return try db.query(
+            """
+            SELECT name FROM (SELECT name, type FROM main.sqlite_schema UNION ALL SELECT name, type FROM store.sqlite_schema)
+            WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name
+            """
+        ).compactMap { $0.text(0) }
     }
 
     /// A bytes column as upper-case hex, in SQL either engine runs (SQLite's `hex`, PostgreSQL's `encode`).

@@ -18,7 +18,7 @@ import Testing
                 }
             }
             let db = try Database(path: dir.databasePath)
-            #expect(try db.query("PRAGMA user_version").first?.int(0) == Int64(Database.schemaVersion))
+            #expect(try storeVersion(db) == Int64(Database.schemaVersion))
             let policy = SessionPolicy(lifetimeSeconds: 60, renewAfterSeconds: 10, maxLifetimeSeconds: nil)
             #expect(try Sessions.accountId(in: db, token: token, now: 1000, policy: policy) == "old-account")
             let rows = try db.query(
@@ -37,9 +37,9 @@ import Testing
                     VALUES (x'01', ?, 'old-account', 1, 1, 2)
                     """, [.text(ids[0])])
             }
-            // Deleting the account still takes its sessions.
-            try db.run("DELETE FROM accounts WHERE id = 'old-account'")
-            #expect(try db.query("SELECT count(*) FROM sessions").first?.int(0) == 0)
+            // They moved to the session file (`SessionFile`), and every one still checks.
+            #expect(try db.query("SELECT count(*) FROM main.sessions").first?.int(0) == 2)
+            #expect(try db.query("SELECT count(*) FROM store.sqlite_schema WHERE name = 'sessions'").first?.int(0) == 0)
         }
     }
 

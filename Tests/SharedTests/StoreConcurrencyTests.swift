@@ -17,7 +17,7 @@ import Testing
                     // A generous wait: the rest of the suite (Argon2id, process spawns) shares the two
                     // cores, and this test is about correctness under contention, not speed.
                     let db = try Database(path: path, busyTimeoutMillis: 30_000)
-                    if try db.query("PRAGMA user_version").first?.int(0) != Int64(Database.schemaVersion) {
+                    if try storeVersion(db) != Int64(Database.schemaVersion) {
                         failures.append("wrong user_version")
                     }
                 } catch {
@@ -26,7 +26,7 @@ import Testing
             }
             #expect(failures.all == [])
             let db = try Database(path: path)
-            let names = Set(try db.query("SELECT name FROM sqlite_schema WHERE type = 'table'").compactMap { $0.text(0) })
+            let names = Set(try db.query("SELECT name FROM \(storeSchema(db)) WHERE type = 'table'").compactMap { $0.text(0) })
             #expect(names.isSuperset(of: ["accounts", "identities", "key_sets", "sessions", "tickets"]))
             #expect(try db.query("PRAGMA journal_mode").first?.text(0) == "wal")
         }

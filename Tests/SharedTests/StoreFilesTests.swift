@@ -40,7 +40,8 @@ import Testing
             try DeletionAudit.create(key, databasePath: path)
             #expect(uid(key) == Self.programs)
             // Nothing of root's is left in the folder, temporary files included.
-            #expect(StoreFiles.companions(databasePath: path, serverKeyPath: key).count == 5)
+            // (Its WAL and shared memory, the session file and its own, the hint, the marker, the key.)
+            #expect(StoreFiles.companions(databasePath: path, serverKeyPath: key).count == 8)
         }
     }
 

@@ -7,7 +7,7 @@ import Testing
         try withStoreDirectory { dir in
             let path = dir.databasePath
             let setup = try Database(path: path)
-            try setup.run("CREATE TABLE filler (id INTEGER PRIMARY KEY, data BLOB NOT NULL) STRICT")
+            try setup.run("CREATE TABLE store.filler (id INTEGER PRIMARY KEY, data BLOB NOT NULL) STRICT")
             setup.close()
             // One connection per "process", as in production: the WAL grows across them.
             var last = 0

@@ -17,7 +17,7 @@ import Testing
             // set-up (memory statistics off, StoreOpenTests) could no longer be made.
             let writer = try Database(path: path)
             try #require(frontdoor_pause_register() == SQLITE_OK)
-            try writer.run("CREATE TABLE rows (id INTEGER PRIMARY KEY, data BLOB NOT NULL) STRICT")
+            try writer.run("CREATE TABLE store.rows (id INTEGER PRIMARY KEY, data BLOB NOT NULL) STRICT")
             // The second checkpoint's connection, on the pausing VFS, has read the store once.
             var opened: OpaquePointer?
             let rc = sqlite3_open_v2(path, &opened, SQLITE_OPEN_READWRITE, "frontdoor-pause")
@@ -35,7 +35,7 @@ import Testing
             }
             for id in Int64(1)...30 { try insert(id) }
             let other = try Database(path: path)
-            let first = try #require(try other.query("PRAGMA wal_checkpoint(PASSIVE)").first)
+            let first = try #require(try other.query("PRAGMA store.wal_checkpoint(PASSIVE)").first)
             let frames = try #require(first.int(1))
             #expect(first.int(0) == 0 && first.int(2) == frames && frames >= 30, "the first checkpoint copies all")
 

@@ -15,10 +15,11 @@ public enum SessionCheck {
             throw Sessions.unauthorized
         }
         TestHooks.pause("session-check")
-        let db = try context.database()
+        let whole = !context.request.headersOnly
+        // nginx's check needs the session alone: the session file, without the store's schema.
+        let db = whole ? try context.database() : try context.sessionCheckDatabase()
         let hash = Sessions.hash(token)
         let now = context.now
-        let whole = !context.request.headersOnly
         let judged = try Sessions.judged(db, tokenHash: hash, now: now, policy: context.config.sessions, whole: whole)
         var session = judged.session
         switch judged.verdict {
@@ -72,15 +73,20 @@ struct LiveSession {
 
     /// The session, and with `whole` what the body says of its account. Lookups by key rather
     /// than one join: SQLite plans a join (and a correlated subquery) at several times the cost
-    /// of these, and this runs before every app request. A session without its account (a row
-    /// deleted by hand with foreign keys off, which the cascade would have taken) is no session,
-    /// nor is one of a disabled account (disabling ended its sessions; this refuses any that a
-    /// sign-in could have slipped in); an account deleted between the lookups reads as none either.
+    /// of these, and this runs before every app request. Where the store is at hand, a session
+    /// without its account (a row left by hand) is no session, nor is one of a disabled account;
+    /// an account deleted between the lookups reads as none either.
     static func read(
         _ db: Database, tokenHash: [UInt8], now: UnixTime, whole: Bool
     ) throws(FrontdoorError) -> LiveSession? {
         if whole && db.isPostgres { return try readWhole(db, tokenHash: tokenHash, now: now) }
-        let sessions = try db.query(
+        // The session file alone has no accounts: none of a deleted or disabled account is there,
+        // since ending an account ends its sessions first (`SessionFile`).
+        let sessions = db.isSessionFileOnly
+            ? try db.query(
+                "SELECT account_id, session_id, created_at, last_used_at, expires_at FROM sessions WHERE token_hash = ? AND expires_at > ?",
+                [.blob(tokenHash), .integer(now)])
+            : try db.query(
             """
             SELECT account_id, session_id, created_at, last_used_at, expires_at FROM sessions
             WHERE token_hash = ? AND expires_at > ?

@@ -16,18 +16,34 @@ public enum Sessions {
         let token = Base64URL.encode(try SecureRandom.bytes(32))
         let sessionId = try newSessionId()
         let expiresAt = policy.firstExpiry(createdAt: now)
-        try db.run(
-            """
-            INSERT INTO sessions (token_hash, session_id, account_id, device_name, created_at, last_used_at, expires_at,
-              signed_in_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            [.blob(hash(token)), .text(sessionId), .text(accountId), deviceName.map(SQLValue.text) ?? .null,
-             .integer(now), .integer(now), .integer(expiresAt), .integer(now)])
+        let row: [SQLValue] = [
+            .blob(hash(token)), .text(sessionId), .text(accountId), deviceName.map(SQLValue.text) ?? .null,
+            .integer(now), .integer(now), .integer(expiresAt), .integer(now),
+        ]
+        // On SQLite's session file, made after the store's commit (`Database.transaction`): begun last.
+        if db.defersSessionInserts {
+            db.pendingSessions.append(row)
+        } else {
+            try db.run(insertSQL, row)
+        }
         // Inside the sign-in's transaction, its write lock held: the race with `frontdoor-admin disable`.
         TestHooks.pause("session-created")
         return Issued(token: token, sessionId: sessionId, expiresAt: expiresAt)
     }
+
+    static let insertSQL = """
+        INSERT INTO sessions (token_hash, session_id, account_id, device_name, created_at, last_used_at, expires_at,
+          signed_in_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        """
+
+    /// A session a transaction made, once the store has committed it (`SessionFile`): only if its
+    /// account is still there and not disabled, as a deletion or a disable may have come between.
+    static let insertIfAccountLiveSQL = """
+        INSERT INTO sessions (token_hash, session_id, account_id, device_name, created_at, last_used_at, expires_at,
+          signed_in_at)
+        SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM accounts WHERE id = ? AND disabled_at IS NULL)
+        """
 
     /// The account of the session behind `token`, or `unauthorized`: the one verdict every endpoint
     /// that takes a bearer gives, the session check's (`SessionPolicy.admits`). A session past

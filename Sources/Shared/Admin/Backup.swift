@@ -8,6 +8,8 @@ import Glibc
 /// writes a temporary name in DIR, which is checked, synced and only then renamed, so a backup
 /// killed at any point leaves no file under a backup's name; the next backup removes its remains.
 /// Beside it goes `<name>.mac`, its MAC under the server key (`BackupSeal`), which `restore` checks.
+/// On SQLite the sessions live in their own file (`SessionFile`): the backup is still one file,
+/// the store's snapshot with the session file's copied in after it (`addSessions`).
 enum Backup {
     static let prefix = "frontdoor-"
     static let suffix = ".sqlite3"
@@ -27,8 +29,20 @@ enum Backup {
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw AdminError(.failed, "Cannot create \(temporary) (errno \(errno)).") }
         close(fd)
+        let sessions = temporary + "-sessions"
         do {
-            try db.run("VACUUM INTO ?", [.text(temporary)])
+            if db.isPostgres || db.isSessionFileOnly {
+                try db.run("VACUUM INTO ?", [.text(temporary)])
+            } else {
+                try db.run("VACUUM store INTO ?", [.text(temporary)])
+                TestHooks.pause("backup-store-taken")
+                let fd = open(sessions, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+                guard fd >= 0 else { throw AdminError(.failed, "Cannot create \(sessions) (errno \(errno)).") }
+                close(fd)
+                try db.run("VACUUM main INTO ?", [.text(sessions)])
+                try addSessions(from: sessions, to: temporary)
+                unlink(sessions)
+            }
             TestHooks.pause("backup-vacuumed")
             try check(temporary, takenAt: takenAt)
             try Files.sync(temporary)
@@ -45,8 +59,27 @@ enum Backup {
         } catch {
             unlink(temporary)
             unlink(temporary + "-journal")
+            unlink(sessions)
+            unlink(sessions + "-journal")
             throw error
         }
+    }
+
+    /// Puts the session file's snapshot, taken after the store's, into the store's as its
+    /// `sessions` table, the layout before `SessionFile` (which a restore takes apart again).
+    /// Taken after, it may hold sessions of accounts the store's snapshot has not, or has disabled,
+    /// made or changed between the two: those go. A session ended between is not in it; an account
+    /// deleted or disabled between is in the ledger, which the restore re-applies.
+    static func addSessions(from sessions: String, to snapshot: String) throws {
+        let file = try SnapshotFile(path: snapshot)
+        defer { file.close() }
+        _ = try file.rows("ATTACH ? AS taken", [.text(sessions)])
+        try file.execute(
+            SessionFile.schema + """
+                INSERT INTO main.sessions (\(SessionFile.columns)) SELECT \(SessionFile.columns) FROM taken.sessions
+                  WHERE account_id IN (SELECT id FROM main.accounts WHERE disabled_at IS NULL);
+                DETACH taken;
+                """)
     }
 
     /// Records when the snapshot was taken, then has SQLite check every page of it. `VACUUM INTO`

@@ -17,6 +17,10 @@ enum CopyToPostgres {
         try checkAuditKey(source: source, config: session.config)
         let file = try SnapshotFile(path: source)
         defer { file.close() }
+        // The store's own file keeps its sessions beside it (`SessionFile`); a backup, inside.
+        if try !CopySource.tables(file).contains("sessions"), Files.exists(SessionFile.path(source)) {
+            _ = try file.rows("ATTACH ? AS \(CopySource.sessionFile)", [.text(SessionFile.path(source))])
+        }
         let version = try CopySource.schemaVersion(file)
         guard version == Database.schemaVersion else {
             throw AdminError(

@@ -5,9 +5,16 @@ enum CopySource {
         Int(try file.rows("PRAGMA user_version").first?.int(0) ?? -1)
     }
 
+    /// The name the store's session file is attached under, when the source is the store's own file.
+    static let sessionFile = "session_file"
+
     static func tables(_ file: SnapshotFile) throws(FrontdoorError) -> Set<String> {
-        Set(try file.rows("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        var tables = Set(try file.rows("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
             .compactMap { $0.text(0) })
+        if try file.rows("SELECT 1 FROM pragma_database_list WHERE name = ?", [.text(sessionFile)]).count == 1 {
+            tables.insert("sessions")
+        }
+        return tables
     }
 
     static func holdsRows(_ file: SnapshotFile, _ table: String) throws(FrontdoorError) -> Bool {

@@ -7,8 +7,9 @@ import Glibc
 ///    (`BackupSeal`; door still open: a bad or forged one changes nothing);
 /// 2. the door closes (every endpoint answers 503) and the 2xx answers being written finish (`Door`);
 /// 3. rule 9's ceiling is waited out from the closing, so no process that passed the door lives;
-/// 4. the store and its -wal and -shm move aside together into `<store>.before-restore-<time>/`;
-/// 5. the checked copy is renamed into place;
+/// 4. the store and its -wal and -shm, and the session file (`SessionFile`) and its own, move aside
+///    together into `<store>.before-restore-<time>/`;
+/// 5. the checked copy is renamed into place (its sessions go to a new session file at its first open);
 /// 6. every ledger deletion the snapshot still holds is done again, the normal way, and every
 ///    other security action of the ledger (`Reapply`);
 /// 7. the door opens.
@@ -136,6 +137,9 @@ enum Restore {
     /// file last: a -wal left beside another file would be read into it. Once the file is there,
     /// an earlier attempt got this far, and what stands in the store's place is its copy of a
     /// snapshot, which goes.
+    /// What goes aside with the store, in order: each WAL before its file, the store's file last.
+    static let companions = ["-wal", "-shm", "-sessions-wal", "-sessions-shm", "-sessions"]
+
     static func moveAside(_ live: String, closedAt: UnixTime) throws -> String {
         let folder = live + ".before-restore-" + Backup.stamp(closedAt)
         guard mkdir(folder, 0o700) == 0 || errno == EEXIST else {
@@ -145,11 +149,11 @@ enum Restore {
         // A box that had no store yet: said so, so a later attempt knows the file it finds is its own.
         let none = kept + ".none"
         if Files.exists(kept) || Files.exists(none) {
-            for suffix in ["-wal", "-shm", ""] where unlink(live + suffix) != 0 && errno != ENOENT {
+            for suffix in companions + [""] where unlink(live + suffix) != 0 && errno != ENOENT {
                 throw AdminError(.failed, "Cannot remove \(live + suffix) (errno \(errno)).")
             }
         } else {
-            for suffix in ["-wal", "-shm"] where Files.exists(live + suffix) {
+            for suffix in companions where Files.exists(live + suffix) {
                 guard rename(live + suffix, kept + suffix) == 0 else {
                     throw AdminError(.failed, "Cannot move \(live + suffix) aside (errno \(errno)).")
                 }

@@ -9,6 +9,7 @@ public final class RequestContext {
     /// How durable the store's commits are for this endpoint (see `Database.Durability`).
     public let durability: Database.Durability
     private var openedDatabase: Database?
+    private var openedSessionFile: Database?
     private var openedHTTPClient: HTTPClient?
     /// See `rateLimitSecret()`.
     var rateLimitSecretCache: [UInt8]?
@@ -46,11 +47,21 @@ public final class RequestContext {
         return db
     }
 
+    /// The session check's store: SQLite's session file alone where that serves (`Database.forSessionCheck`).
+    /// Only for `sessions`: everything after the answer that needs the store opens it whole.
+    public func sessionCheckDatabase() throws(FrontdoorError) -> Database {
+        if let openedDatabase { return openedDatabase }
+        if let openedSessionFile { return openedSessionFile }
+        let db = try Database.forSessionCheck(config: config, durability: durability)
+        if db.isSessionFileOnly { openedSessionFile = db } else { openedDatabase = db }
+        return db
+    }
+
     /// Whether this request touched the store (so tidying it afterwards costs no extra open).
     public var usedDatabase: Bool { openedDatabase != nil }
 
     /// Whether this request may have committed a write to the store (see `Door.AnswerPermit`).
-    public var wroteToStore: Bool { (openedDatabase?.changedRows ?? 0) > 0 }
+    public var wroteToStore: Bool { (openedDatabase?.changedRows ?? 0) > 0 || (openedSessionFile?.changedRows ?? 0) > 0 }
 
     public func httpClient() -> HTTPClient {
         if let openedHTTPClient { return openedHTTPClient }

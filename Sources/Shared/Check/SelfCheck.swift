@@ -156,8 +156,9 @@ public struct SelfCheck {
         }
         do {
             let db = try Database(path: path)
-            let version = try db.query("PRAGMA user_version").first?.int(0) ?? -1
-            let journal = try db.query("PRAGMA journal_mode").first?.text(0) ?? "?"
+            // The store is attached as `store` beside its session file (`SessionFile`).
+            let version = try db.query("PRAGMA store.user_version").first?.int(0) ?? -1
+            let journal = try db.query("PRAGMA store.journal_mode").first?.text(0) ?? "?"
             note(journal == "wal", "database \(path): schema version \(version), journal mode \(journal)")
             for finding in SelfCheckAddresses.findings(db) { note(finding.ok, finding.text) }
         } catch {

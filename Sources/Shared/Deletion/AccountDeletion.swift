@@ -83,8 +83,11 @@ public enum AccountDeletion {
         try Events.record(.deleting, accountId: accountId, in: db, config: config, now: now)
         // Codes hang off tickets, not the account: they go first, while their tickets still name it.
         try Ephemeral.removeCodes(accountId: accountId, db: db)
-        // Identities, sessions, join tickets and email tickets go with it (ON DELETE CASCADE).
-        // Rate-limit counters are keyed by a hash and expire with their window (an hour at most).
+        // Sessions are in their own file on SQLite (`SessionFile`), which no foreign key reaches:
+        // ended by name, and committed before the store's change. Identities, join tickets and
+        // email tickets go with the account (ON DELETE CASCADE). Rate-limit counters are keyed by
+        // a hash and expire with their window (an hour at most).
+        try db.run("DELETE FROM sessions WHERE account_id = ?", [.text(accountId)])
         guard try db.run("DELETE FROM accounts WHERE id = ?", [.text(accountId)]) == 1 else {
             throw .internal("delete: the account was not there")
         }

@@ -56,6 +56,17 @@ public final class Database {
     /// What the open transaction's current attempt has staged for the ledger.
     var ledgerStage = SecurityLedger.Stage()
 
+    /// Sessions the open transaction made, on SQLite's split store: inserted once it has committed.
+    var pendingSessions: [[SQLValue]] = []
+
+    /// Whether a session made now waits for the transaction's commit (`SessionFile`): a sign-in's
+    /// session begins after the store records the sign-in, so a process killed between the two
+    /// leaves a sign-in without a session, never a session without its account.
+    var defersSessionInserts: Bool {
+        if case .sqlite(let db) = engine { return db.isSplit && db.inTransaction }
+        return false
+    }
+
     /// The server key, read when first needed (`SealedColumn`); nil for a store opened without its config.
     var serverKey: Migrations.ServerKey?
     private var columnKey: [UInt8]?
@@ -127,6 +138,31 @@ public final class Database {
         ledgerPath = LedgerFile.path(config: config)
     }
 
+    /// The session check's store (`SessionFile`): on SQLite the session file alone once it is
+    /// filled, which parses no schema but its own; else (PostgreSQL, or a store still to set up)
+    /// the whole store, as `init(config:)` opens it.
+    public static func forSessionCheck(config: Config, durability: Durability) throws(FrontdoorError) -> Database {
+        if config.postgresStore == nil,
+            let sessions = try SQLiteDatabase.filledSessionFile(
+                storePath: config.databasePath, busyTimeoutMillis: 5000, durability: durability)
+        {
+            return Database(sessionFile: sessions, config: config)
+        }
+        return try Database(config: config, durability: durability, checkSchemaWithFirstStatement: true)
+    }
+
+    private init(sessionFile: SQLiteDatabase, config: Config) {
+        path = config.databasePath
+        ledgerPath = LedgerFile.path(config: config)
+        engine = .sqlite(sessionFile)
+    }
+
+    /// True for a connection to SQLite's session file alone (`forSessionCheck`): only `sessions`.
+    public var isSessionFileOnly: Bool {
+        if case .sqlite(let db) = engine { return db.sessionFileOnly }
+        return false
+    }
+
     /// True on PostgreSQL.
     public var isPostgres: Bool {
         if case .postgres = engine { return true }
@@ -179,17 +215,34 @@ public final class Database {
             // BEGIN IMMEDIATE never meets a conflict: one attempt. A COMMIT that fails after the
             // lines are written leaves them: whether SQLite kept the commit is not known for sure.
             SecurityLedger.beginAttempt(self)
-            return try db.transaction { () throws(FrontdoorError) -> T in
+            pendingSessions = []
+            defer { pendingSessions = [] }
+            let value = try db.transaction { () throws(FrontdoorError) -> T in
                 let value = try body()
                 try SecurityLedger.flush(self)
                 return value
             }
+            if !pendingSessions.isEmpty { try beginSessions(db) }
+            return value
         case .postgres(let db):
             return try db.transaction(
                 body, hooks: PostgresDatabase.AttemptHooks(
                     begin: { SecurityLedger.beginAttempt(self) }, beforeCommit: { () throws(FrontdoorError) in
                         try SecurityLedger.flush(self)
                     }, notCommitted: { SecurityLedger.withdraw(self) }))
+        }
+    }
+
+    /// The sessions the transaction just committed made, in a transaction of their own.
+    private func beginSessions(_ db: SQLiteDatabase) throws(FrontdoorError) {
+        TestHooks.pause("sessions-pending")
+        let rows = pendingSessions
+        try db.transaction { () throws(FrontdoorError) in
+            for row in rows where try db.run(Sessions.insertIfAccountLiveSQL, row + [row[2]]) != 1 {
+                throw FrontdoorError(
+                    .upstreamUnavailable, "Something went wrong signing you in. Please try again.",
+                    detail: "session: the account was deleted or disabled as the sign-in committed", retryAfterSeconds: 1)
+            }
         }
     }
 
@@ -208,7 +261,9 @@ public final class Database {
     /// nil when it cannot be read.
     public func dataVersion() -> Int64? {
         switch engine {
-        case .sqlite(let db): return (try? db.query("PRAGMA data_version"))?.first?.int(0)
+        case .sqlite(let db):
+            // The events are in the store, attached beside the session file (`SessionFile`).
+            return (try? db.query(db.isSplit ? "PRAGMA store.data_version" : "PRAGMA data_version"))?.first?.int(0)
         case .postgres(let db):
             return (try? db.query("SELECT count(*) * 4294967296 + coalesce(max(seq), 0) FROM events", []))?.first?.int(0)
         }

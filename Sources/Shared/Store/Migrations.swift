@@ -5,7 +5,11 @@ enum Migrations {
         v1, v2, emailCodesAndLimits, accountDeletion, keyedRateLimits, reviewFixes, slidingSessions, relayWindow,
         eventOutbox, sealedUnderServerKey, outboxHeads, domainKeys, disabledAccounts,
         providerEvents, ephemeralKinds, passkeys, passkeySessions, settings, securityVersions, sealedSecrets,
+        sessionFile,
     ]
+
+    /// The version from which the sessions live in their own file (`SessionFile`).
+    static let sessionFileVersion = 21
 
     /// The server key, for a step that seals; nil when the store was opened without its config.
     typealias ServerKey = () throws(FrontdoorError) -> [UInt8]
@@ -14,6 +18,10 @@ enum Migrations {
     static func afterScript(_ script: String, in db: SQLiteDatabase, serverKey: ServerKey?) throws(FrontdoorError) {
         if script == domainKeys { try AddressRekey.run(db) }
         if script == ephemeralKinds { try SchemaText.compact(db) }
+        if script == sessionFile {
+            try SessionFile.takeOver(from: db)
+            try db.run("DROP TABLE sessions")
+        }
         if script == sealedSecrets {
             try sealSecrets(serverKey, rows: { sql throws(FrontdoorError) in try db.query(sql) }, run: { sql, params throws(FrontdoorError) in _ = try db.run(sql, params) })
         }
@@ -439,5 +447,12 @@ enum Migrations {
     /// sealed in place by the step after this script (`sealSecrets`), in the same transaction.
     static let sealedSecrets = """
         -- issue 29: relay_cleanups.refresh_token and apple_revocations.code, id_token, refresh_token sealed (SealedColumn, in Swift)
+        """
+
+    /// Issue 35: the sessions move to a file of their own, which the session check opens alone
+    /// (`SessionFile`). The step after this script copies them there, committing that file first,
+    /// and drops the store's table, in the migration's transaction.
+    static let sessionFile = """
+        -- issue 35: sessions moved to <store>-sessions (SessionFile, in Swift)
         """
 }

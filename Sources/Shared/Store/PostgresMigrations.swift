@@ -124,6 +124,8 @@ enum PostgresMigrations {
         ],
         // 20, `Migrations.sealedSecrets`: no statement; its step seals the rows (`afterVersion`).
         [],
+        // 21, `Migrations.sessionFile`: SQLite's sessions move to a file of their own; here they stay.
+        [],
     ]
 
     /// What a version leaves to Swift, run right after its statements in the same transaction.

@@ -27,9 +27,14 @@ import Glibc
 final class SQLiteDatabase {
     /// The database file's path; its WAL is this plus `-wal`.
     let path: String
+    /// The session file, when this connection has it (`SessionFile`): as `main`, with the store
+    /// attached, or alone (`sessionFileOnly`). nil for a store opened at a version before it.
+    let sessionPath: String?
+    /// A connection to the session file alone (the session check's).
+    private(set) var sessionFileOnly = false
     private var handle: OpaquePointer?
     private let busy: BusyHandler
-    private let busyTimeoutMillis: Int
+    let busyTimeoutMillis: Int
     /// The WAL's frame count after this connection's last commit (the WAL hook writes it).
     private let walFrames: UnsafeMutablePointer<Int32>
     /// Prepared statements by SQL text, searched one by one: a request uses a dozen, and a
@@ -39,6 +44,8 @@ final class SQLiteDatabase {
     /// Opens the database at `path`, creating the file with mode 0600 if missing (its directory
     /// must exist), configures the connection and brings the schema to `target`. Safe when
     /// several processes do it at once. A database from a newer version of the code is refused.
+    /// From `Migrations.sessionFile` on, the connection has the session file as `main` and the
+    /// store attached as `store` (`SessionFile`); a `target` before it opens the store alone.
     init(
         path: String, busyTimeoutMillis: Int, durability: Database.Durability, upTo target: Int,
         serverKey: Migrations.ServerKey? = nil
@@ -48,8 +55,51 @@ final class SQLiteDatabase {
         busy = BusyHandler(timeoutMillis: busyTimeoutMillis)
         walFrames = .allocate(capacity: 1)
         walFrames.initialize(to: 0)
+        let split = target >= Migrations.sessionFileVersion
+        sessionPath = split ? SessionFile.path(path) : nil
         do throws(FrontdoorError) {
             try Self.createFile(path)
+            guard split else {
+                handle = try Self.openHandle(path)
+                try configure(durability)
+                try migrate(to: target, serverKey: serverKey)
+                return
+            }
+            if try !openSplit(durability, target: target) {
+                // Behind: the store is brought up to date on a connection of its own (the
+                // migrations' statements name no file), and the session file filled.
+                close()
+                let store = try SQLiteDatabase(
+                    path: path, busyTimeoutMillis: busyTimeoutMillis, durability: .powerCutSafe, upTo: target,
+                    storeOnly: serverKey)
+                try store.transaction { () throws(FrontdoorError) in
+                    try SessionFile.takeOver(from: store)
+                    try store.run("DROP TABLE IF EXISTS sessions")
+                }
+                store.close()
+                try SessionFile.finish(storePath: path, busyTimeoutMillis: busyTimeoutMillis)
+                guard try openSplit(durability, target: target) else {
+                    throw .internal("sqlite: open: the session file \(SessionFile.path(path)) is still not filled")
+                }
+            }
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    /// The store alone at `target`, migrated: for `SessionFile`'s set-up.
+    private init(
+        path: String, busyTimeoutMillis: Int, durability: Database.Durability, upTo target: Int,
+        storeOnly serverKey: Migrations.ServerKey?
+    ) throws(FrontdoorError) {
+        self.path = path
+        self.busyTimeoutMillis = busyTimeoutMillis
+        busy = BusyHandler(timeoutMillis: busyTimeoutMillis)
+        walFrames = .allocate(capacity: 1)
+        walFrames.initialize(to: 0)
+        sessionPath = nil
+        do throws(FrontdoorError) {
             handle = try Self.openHandle(path)
             try configure(durability)
             try migrate(to: target, serverKey: serverKey)
@@ -57,6 +107,95 @@ final class SQLiteDatabase {
             close()
             throw error
         }
+    }
+
+    /// The session file alone (`SessionFile`), created when missing. `filledOnly`: nil instead
+    /// when it is missing or not yet filled (the session check then opens the whole store).
+    init(
+        sessionFileOf storePath: String, busyTimeoutMillis: Int, durability: Database.Durability = .powerCutSafe
+    ) throws(FrontdoorError) {
+        path = storePath
+        self.busyTimeoutMillis = busyTimeoutMillis
+        busy = BusyHandler(timeoutMillis: busyTimeoutMillis)
+        walFrames = .allocate(capacity: 1)
+        walFrames.initialize(to: 0)
+        sessionPath = SessionFile.path(storePath)
+        sessionFileOnly = true
+        do throws(FrontdoorError) {
+            try Self.createFile(SessionFile.path(storePath))
+            handle = try Self.openHandle(SessionFile.path(storePath))
+            try configure(durability)
+            if try query("PRAGMA journal_mode").first?.text(0) != "wal" { try switchToWAL() }
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    /// The filled session file alone, for the session check: nil when it is missing or not filled
+    /// (or from a newer version), and the check then opens the whole store, which sets it up.
+    static func filledSessionFile(
+        storePath: String, busyTimeoutMillis: Int, durability: Database.Durability
+    ) throws(FrontdoorError) -> SQLiteDatabase? {
+        let path = SessionFile.path(storePath)
+        _ = processSetUp
+        var db: OpaquePointer?
+        // No SQLITE_OPEN_CREATE: a missing file is the whole store's to set up.
+        let rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, nil)
+        guard rc == SQLITE_OK, let db else {
+            sqlite3_close(db)
+            return nil
+        }
+        let sessions = SQLiteDatabase(sessionHandle: db, storePath: storePath, busyTimeoutMillis: busyTimeoutMillis)
+        do throws(FrontdoorError) {
+            try sessions.configure(durability)
+            guard try sessions.userVersion() == SessionFile.version else {
+                sessions.close()
+                return nil
+            }
+            return sessions
+        } catch {
+            sessions.close()
+            throw error
+        }
+    }
+
+    private init(sessionHandle: OpaquePointer, storePath: String, busyTimeoutMillis: Int) {
+        path = storePath
+        self.busyTimeoutMillis = busyTimeoutMillis
+        busy = BusyHandler(timeoutMillis: busyTimeoutMillis)
+        walFrames = .allocate(capacity: 1)
+        walFrames.initialize(to: 0)
+        sessionPath = SessionFile.path(storePath)
+        handle = sessionHandle
+        sessionFileOnly = true
+    }
+
+    /// Opens the session file as `main` with the store attached; false when either is behind
+    /// (the store's schema, or a session file not yet filled).
+    private func openSplit(_ durability: Database.Durability, target: Int) throws(FrontdoorError) -> Bool {
+        let sessions = SessionFile.path(path)
+        try Self.createFile(sessions)
+        handle = try Self.openHandle(sessions)
+        try configure(durability)
+        try run("ATTACH ? AS store", [.text(path)])
+        try configureAttached(durability)
+        guard let own = try query("PRAGMA main.user_version").first?.int(0),
+            let store = try query("PRAGMA store.user_version").first?.int(0)
+        else { throw .internal("sqlite: user_version: no value") }
+        try checkNotNewer(Int(store))
+        guard own <= SessionFile.version else {
+            throw .internal("sqlite: open: the session file is at version \(own), newer than this program's; deploy the newer binaries")
+        }
+        // WAL is a property of each file; a restored copy of the store may have come back without
+        // it. (The session file is never copied back: it is made in WAL mode, `SessionFile`.)
+        if try query("PRAGMA store.journal_mode").first?.text(0) != "wal" { try switchToWAL("store") }
+        guard store >= target && own == SessionFile.version else { return false }
+        // A snapshot put back by hand beside a live session file brings its own sessions: those
+        // are the store's, and the file's (of the store before) must not outlive them. ATTACH has
+        // read the schema, so the C call answers without a statement.
+        let db = try openHandle()
+        return sqlite3_table_column_metadata(db, "store", "sessions", nil, nil, nil, nil, nil, nil) != SQLITE_OK
     }
 
     deinit {
@@ -134,6 +273,12 @@ final class SQLiteDatabase {
         return checkpointOrOwe()
     }
 
+    /// The session file as `main` with the store attached (`SessionFile`).
+    var isSplit: Bool { sessionPath != nil && !sessionFileOnly }
+
+    /// Inside `BEGIN … COMMIT`.
+    var inTransaction: Bool { handle.map { sqlite3_get_autocommit($0) == 0 } ?? false }
+
     /// The WAL's length in frames (pages) after this connection's last commit; 0 before any.
     var walFrameCount: Int { Int(walFrames.pointee) }
 
@@ -150,7 +295,17 @@ final class SQLiteDatabase {
     /// `walFrameCount`, it counts other connections' commits too.
     var walFileBytes: Int {
         var info = stat()
-        return stat(path + "-wal", &info) == 0 ? Int(info.st_size) : -1
+        var total = -1
+        for file in walPaths where stat(file, &info) == 0 {
+            total = max(total, 0) + Int(info.st_size)
+        }
+        return total
+    }
+
+    /// The WALs of the files this connection has.
+    private var walPaths: [String] {
+        guard let sessionPath else { return [path + "-wal"] }
+        return sessionFileOnly ? [sessionPath + "-wal"] : [sessionPath + "-wal", path + "-wal"]
     }
 
     /// What `tidyWAL` does, whatever the WAL's length: for a connection that only read, and found
@@ -245,12 +400,13 @@ final class SQLiteDatabase {
     }
 
     /// Once a process, before SQLite initialises (a later call is refused and changes nothing).
-    private static let processSetUp: Void = {
+    static let processSetUp: Void = {
         _ = frontdoor_sqlite3_no_memstatus()
         _ = frontdoor_sqlite3_no_bulk_page_cache()
+        TestHooks.armCommitPause()
     }()
 
-    private static func openHandle(_ path: String) throws(FrontdoorError) -> OpaquePointer {
+    static func openHandle(_ path: String) throws(FrontdoorError) -> OpaquePointer {
         _ = processSetUp
         var db: OpaquePointer?
         // NOMUTEX: a connection belongs to one thread. EXRESCODE: errors carry extended codes.
@@ -272,13 +428,28 @@ final class SQLiteDatabase {
         var rc = frontdoor_sqlite3_db_config_int(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, &noCheckpoint)
         guard rc == SQLITE_OK, noCheckpoint == 1 else { throw SQLiteError.make(db, "db_config NO_CKPT_ON_CLOSE", rc) }
         var persistWAL: Int32 = 1
-        rc = frontdoor_sqlite3_persist_wal(db, &persistWAL)
+        rc = frontdoor_sqlite3_persist_wal(db, "main", &persistWAL)
         guard rc == SQLITE_OK else { throw SQLiteError.make(db, "file_control PERSIST_WAL", rc) }
         let synchronous = durability == .powerCutSafe ? "FULL" : "NORMAL"
         for pragma in ["PRAGMA foreign_keys = ON", "PRAGMA synchronous = \(synchronous)", "PRAGMA secure_delete = ON"] {
             try Statement.executeScript(db, pragma)
         }
         frontdoor_sqlite3_watch_wal(db, walFrames)
+    }
+
+    /// The store attached as `store` gets what `configure` gave `main` (`secure_delete` it takes
+    /// from `main` when attached).
+    private func configureAttached(_ durability: Database.Durability) throws(FrontdoorError) {
+        let db = try openHandle()
+        var persistWAL: Int32 = 1
+        let rc = frontdoor_sqlite3_persist_wal(db, "store", &persistWAL)
+        guard rc == SQLITE_OK else { throw SQLiteError.make(db, "file_control PERSIST_WAL", rc) }
+        try Statement.executeScript(db, "PRAGMA store.synchronous = \(durability == .powerCutSafe ? "FULL" : "NORMAL")")
+    }
+
+    /// Runs `script`, statements separated by semicolons, without parameters.
+    func executeScript(_ script: String) throws(FrontdoorError) {
+        try Statement.executeScript(try openHandle(), script)
     }
 
     // MARK: - Migrations
@@ -311,12 +482,12 @@ final class SQLiteDatabase {
     /// Several processes opening a new file at once all try this, and each needs the file to
     /// itself: SQLite answers SQLITE_BUSY at once, without the busy handler, when waiting could
     /// deadlock. So the switch is retried here, with a short back-off, within the busy timeout.
-    private func switchToWAL() throws(FrontdoorError) {
+    private func switchToWAL(_ schema: String = "main") throws(FrontdoorError) {
         let deadline = Clock.monotonicMillis() + Double(busyTimeoutMillis)
         var pause: UInt32 = 200
         while true {
             do throws(FrontdoorError) {
-                let mode = try query("PRAGMA journal_mode = WAL").first?.text(0)
+                let mode = try query("PRAGMA \(schema).journal_mode = WAL").first?.text(0)
                 guard mode == "wal" else {
                     throw FrontdoorError.internal(
                         "sqlite: journal_mode: could not switch to WAL (still \(mode ?? "unknown"))")
@@ -329,7 +500,7 @@ final class SQLiteDatabase {
         }
     }
 
-    private func userVersion() throws(FrontdoorError) -> Int {
+    func userVersion() throws(FrontdoorError) -> Int {
         guard let version = try query("PRAGMA user_version").first?.int(0) else {
             throw .internal("sqlite: user_version: no value")
         }

@@ -59,12 +59,15 @@ public enum StoreFiles {
         return fchown(fd, owner.uid, owner.gid) == 0
     }
 
-    /// The files beside `databasePath` that exist, by what they are: the store's own, the events
+    /// The files beside `databasePath` that exist, by what they are: the store's own, the session file's, the events
     /// hint, the checkpoint marker, the door's lock, the deletion ledger in its default place, and
     /// the server key when it lives there.
     public static func companions(databasePath: String, serverKeyPath: String?) -> [(what: String, path: String)] {
         var all = [
             ("its WAL", databasePath + "-wal"), ("its shared memory", databasePath + "-shm"),
+            ("the session file", SessionFile.path(databasePath)),
+            ("the session file's WAL", SessionFile.path(databasePath) + "-wal"),
+            ("the session file's shared memory", SessionFile.path(databasePath) + "-shm"),
             ("the events hint", EventHint.path(databasePath: databasePath)),
             ("the checkpoint marker", Database.checkpointOwedPath(databasePath)),
             ("the door's lock", Door.lockPath(databasePath)),

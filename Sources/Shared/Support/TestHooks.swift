@@ -1,3 +1,4 @@
+import CCommitPause
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,6 +20,16 @@ enum TestHooks {
             usleep(2_000)
             waited += 2
         }
+        #endif
+    }
+
+    /// When `FRONTDOOR_TEST_PAUSE_AT` is `between-commits`: SQLite's default VFS becomes one that
+    /// holds the process, as `pause` does, after a transaction's commit to the session file and
+    /// before its commit to the store (`SessionFile`; shim.h). Before the first connection opens.
+    static func armCommitPause() {
+        #if DEBUG
+        guard let at = getenv("FRONTDOOR_TEST_PAUSE_AT"), String(cString: at) == "between-commits" else { return }
+        _ = frontdoor_arm_commit_pause()
         #endif
     }
 
