@@ -1,9 +1,9 @@
 /* The session check's store work and nothing else, in C: what any CGI program pays to look a
    session up in frontdoor's SQLite store, whatever its language. It reads the bearer token,
    hashes it (SHA-256 by SHA256_Init/Update/Final, as the check does: OpenSSL 3's one-shot SHA256()
-   goes through EVP and its providers, doubling this program's page faults), opens the store
-   (compiled in as DATABASE_PATH) with the settings frontdoor's connections use, makes the check's
-   one lookup and answers 200 or 401.
+   goes through EVP and its providers, doubling this program's page faults), opens the store's
+   session file (compiled in as SESSION_FILE: what nginx's check opens, docs/sqlite.md) with the
+   settings frontdoor's connections use, makes the check's one lookup and answers 200 or 401.
    No config, no renewal, no log line: a floor under the real check, not a copy of it. Compiled by
    scripts/bench, statically, against the same SQLite archive (make deps: docs/sqlite.md) and
    libcrypto.a as the programs. */
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef DATABASE_PATH
-#error "compile with -DDATABASE_PATH='\"/path/to/frontdoor.sqlite3\"'"
+#ifndef SESSION_FILE
+#error "compile with -DSESSION_FILE='\"/path/to/frontdoor.sqlite3-sessions\"'"
 #endif
 
 static int answer(const char *status) {
@@ -36,7 +36,7 @@ int main(void) {
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
     sqlite3_config(SQLITE_CONFIG_PAGECACHE, (void *)0, 0, 0);
     sqlite3 *db = NULL;
-    if (sqlite3_open_v2(DATABASE_PATH, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+    if (sqlite3_open_v2(SESSION_FILE, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
         sqlite3_close(db);
         return answer("500 Internal Server Error");
     }
@@ -54,8 +54,7 @@ int main(void) {
     if (sqlite3_exec(db, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL", NULL, NULL, NULL) == SQLITE_OK &&
         sqlite3_prepare_v2(db,
                            "SELECT account_id, session_id, created_at, last_used_at, expires_at FROM sessions "
-                           "WHERE token_hash = ? AND expires_at > strftime('%s', 'now') "
-                           "AND EXISTS (SELECT 1 FROM accounts WHERE id = sessions.account_id)",
+                           "WHERE token_hash = ? AND expires_at > strftime('%s', 'now')",
                            -1, &statement, NULL) == SQLITE_OK &&
         sqlite3_bind_blob(statement, 1, hash, sizeof hash, SQLITE_STATIC) == SQLITE_OK) {
         live = sqlite3_step(statement) == SQLITE_ROW;
