@@ -223,6 +223,8 @@ if [ "$(id -u)" = 0 ]; then
         check "$pool's socket is www-data's" "[ \"\$(stat -c %U '$state/$pool.sock')\" = www-data ]"
     done
     check "the store was made by a program running as www-data" "[ \"\$(stat -c %U '$state/frontdoor.sqlite3')\" = www-data ]"
+    check "so was its session file, mode 0600 (docs/sqlite.md)" \
+        "[ \"\$(stat -c '%U %a' '$state/frontdoor.sqlite3-sessions')\" = 'www-data 600' ]"
 fi
 check "the installed session check answers the phone" \
     "curl -s '$url/auth/session' -H 'Authorization: Bearer $bearer' | grep -q '\"sessionId\"'"
