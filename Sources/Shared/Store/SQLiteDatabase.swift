@@ -31,7 +31,7 @@ final class SQLiteDatabase {
     /// attached, or alone (`sessionFileOnly`). nil for a store opened at a version before it.
     let sessionPath: String?
     /// A connection to the session file alone (the session check's).
-    private(set) var sessionFileOnly = false
+    let sessionFileOnly: Bool
     private var handle: OpaquePointer?
     private let busy: BusyHandler
     let busyTimeoutMillis: Int
@@ -41,95 +41,61 @@ final class SQLiteDatabase {
     /// `[String: Statement]` costs a process ~100 K instructions of run-time type set-up.
     private var cache: [(sql: String, statement: Statement)] = []
 
+    /// The connection's fields; every opening below starts here.
+    private init(path: String, busyTimeoutMillis: Int, sessionPath: String?, sessionFileOnly: Bool) {
+        self.path = path
+        self.busyTimeoutMillis = busyTimeoutMillis
+        busy = BusyHandler(timeoutMillis: busyTimeoutMillis)
+        walFrames = .allocate(capacity: 1)
+        walFrames.initialize(to: 0)
+        self.sessionPath = sessionPath
+        self.sessionFileOnly = sessionFileOnly
+    }
+
     /// Opens the database at `path`, creating the file with mode 0600 if missing (its directory
     /// must exist), configures the connection and brings the schema to `target`. Safe when
     /// several processes do it at once. A database from a newer version of the code is refused.
     /// From `Migrations.sessionFile` on, the connection has the session file as `main` and the
     /// store attached as `store` (`SessionFile`); a `target` before it opens the store alone.
-    init(
+    /// (A failure closes the connection: `deinit`.)
+    convenience init(
         path: String, busyTimeoutMillis: Int, durability: Database.Durability, upTo target: Int,
         serverKey: Migrations.ServerKey? = nil
     ) throws(FrontdoorError) {
-        self.path = path
-        self.busyTimeoutMillis = busyTimeoutMillis
-        busy = BusyHandler(timeoutMillis: busyTimeoutMillis)
-        walFrames = .allocate(capacity: 1)
-        walFrames.initialize(to: 0)
         let split = target >= Migrations.sessionFileVersion
-        sessionPath = split ? SessionFile.path(path) : nil
-        do throws(FrontdoorError) {
-            try Self.createFile(path)
-            guard split else {
-                handle = try Self.openHandle(path)
-                try configure(durability)
-                try migrate(to: target, serverKey: serverKey)
-                return
-            }
-            if try !openSplit(durability, target: target) {
-                // Behind: the store is brought up to date on a connection of its own (the
-                // migrations' statements name no file), and the session file filled.
-                close()
-                let store = try SQLiteDatabase(
-                    path: path, busyTimeoutMillis: busyTimeoutMillis, durability: .powerCutSafe, upTo: target,
-                    storeOnly: serverKey)
-                try store.transaction { () throws(FrontdoorError) in
-                    try SessionFile.takeOver(from: store)
-                    try store.run("DROP TABLE IF EXISTS sessions")
-                }
-                store.close()
-                try SessionFile.finish(storePath: path, busyTimeoutMillis: busyTimeoutMillis)
-                guard try openSplit(durability, target: target) else {
-                    throw .internal("sqlite: open: the session file \(SessionFile.path(path)) is still not filled")
-                }
-            }
-        } catch {
-            close()
-            throw error
+        self.init(
+            path: path, busyTimeoutMillis: busyTimeoutMillis, sessionPath: split ? SessionFile.path(path) : nil,
+            sessionFileOnly: false)
+        try Self.createFile(path)
+        guard split else {
+            try openStore(durability, target: target, serverKey: serverKey)
+            return
+        }
+        guard try !openSplit(durability, target: target) else { return }
+        // Behind: the store is brought up to date on a connection of its own (the migrations'
+        // statements name no file), and the session file filled.
+        close()
+        let store = SQLiteDatabase(path: path, busyTimeoutMillis: busyTimeoutMillis, sessionPath: nil, sessionFileOnly: false)
+        try store.openStore(.powerCutSafe, target: target, serverKey: serverKey)
+        try store.transaction { () throws(FrontdoorError) in
+            try SessionFile.takeOver(from: store)
+            try store.run("DROP TABLE IF EXISTS sessions")
+        }
+        store.close()
+        try SessionFile.finish(storePath: path, busyTimeoutMillis: busyTimeoutMillis)
+        guard try openSplit(durability, target: target) else {
+            throw .internal("sqlite: open: the session file \(SessionFile.path(path)) is still not filled")
         }
     }
 
-    /// The store alone at `target`, migrated: for `SessionFile`'s set-up.
-    private init(
-        path: String, busyTimeoutMillis: Int, durability: Database.Durability, upTo target: Int,
-        storeOnly serverKey: Migrations.ServerKey?
-    ) throws(FrontdoorError) {
-        self.path = path
-        self.busyTimeoutMillis = busyTimeoutMillis
-        busy = BusyHandler(timeoutMillis: busyTimeoutMillis)
-        walFrames = .allocate(capacity: 1)
-        walFrames.initialize(to: 0)
-        sessionPath = nil
-        do throws(FrontdoorError) {
-            handle = try Self.openHandle(path)
-            try configure(durability)
-            try migrate(to: target, serverKey: serverKey)
-        } catch {
-            close()
-            throw error
-        }
-    }
-
-    /// The session file alone (`SessionFile`), created when missing. `filledOnly`: nil instead
-    /// when it is missing or not yet filled (the session check then opens the whole store).
-    init(
-        sessionFileOf storePath: String, busyTimeoutMillis: Int, durability: Database.Durability = .powerCutSafe
-    ) throws(FrontdoorError) {
-        path = storePath
-        self.busyTimeoutMillis = busyTimeoutMillis
-        busy = BusyHandler(timeoutMillis: busyTimeoutMillis)
-        walFrames = .allocate(capacity: 1)
-        walFrames.initialize(to: 0)
-        sessionPath = SessionFile.path(storePath)
-        sessionFileOnly = true
-        do throws(FrontdoorError) {
-            try Self.createFile(SessionFile.path(storePath))
-            handle = try Self.openHandle(SessionFile.path(storePath))
-            try configure(durability)
-            if try query("PRAGMA journal_mode").first?.text(0) != "wal" { try switchToWAL() }
-        } catch {
-            close()
-            throw error
-        }
+    /// The session file alone (`SessionFile`), created when missing: for its set-up.
+    convenience init(sessionFileOf storePath: String, busyTimeoutMillis: Int) throws(FrontdoorError) {
+        let path = SessionFile.path(storePath)
+        self.init(path: storePath, busyTimeoutMillis: busyTimeoutMillis, sessionPath: path, sessionFileOnly: true)
+        try Self.createFile(path)
+        handle = try Self.openHandle(path)
+        try configure(.powerCutSafe)
+        if try query("PRAGMA journal_mode").first?.text(0) != "wal" { try switchToWAL() }
     }
 
     /// The filled session file alone, for the session check: nil when it is missing or not filled
@@ -146,29 +112,20 @@ final class SQLiteDatabase {
             sqlite3_close(db)
             return nil
         }
-        let sessions = SQLiteDatabase(sessionHandle: db, storePath: storePath, busyTimeoutMillis: busyTimeoutMillis)
-        do throws(FrontdoorError) {
-            try sessions.configure(durability)
-            guard try sessions.userVersion() == SessionFile.version else {
-                sessions.close()
-                return nil
-            }
-            return sessions
-        } catch {
-            sessions.close()
-            throw error
-        }
+        let sessions = SQLiteDatabase(
+            path: storePath, busyTimeoutMillis: busyTimeoutMillis, sessionPath: path, sessionFileOnly: true)
+        sessions.handle = db
+        try sessions.configure(durability)
+        return try sessions.userVersion() == SessionFile.version ? sessions : nil
     }
 
-    private init(sessionHandle: OpaquePointer, storePath: String, busyTimeoutMillis: Int) {
-        path = storePath
-        self.busyTimeoutMillis = busyTimeoutMillis
-        busy = BusyHandler(timeoutMillis: busyTimeoutMillis)
-        walFrames = .allocate(capacity: 1)
-        walFrames.initialize(to: 0)
-        sessionPath = SessionFile.path(storePath)
-        handle = sessionHandle
-        sessionFileOnly = true
+    /// The store alone, configured and brought to `target`.
+    private func openStore(
+        _ durability: Database.Durability, target: Int, serverKey: Migrations.ServerKey?
+    ) throws(FrontdoorError) {
+        handle = try Self.openHandle(path)
+        try configure(durability)
+        try migrate(to: target, serverKey: serverKey)
     }
 
     /// Opens the session file as `main` with the store attached; false when either is behind
