@@ -154,7 +154,8 @@ SQLITE_PASS_ONLY := WALStressTests BackupTests RestoreTests RestoreSecurityTests
     AppleRelayCleanupTests/theCachedAccessTokenIsSealedUnderTheServerKey \
     SelfCheckTests/aClosedDoorIsReportedAndTheStoreIsNotOpened
 # Suites that choose PostgreSQL themselves, whichever pass runs them: run once, on the first pass.
-POSTGRES_ALWAYS := TwoBoxTests PostgresRestartTests CopyToPostgresTests PostgresEraseTests HostilePostgresTests
+POSTGRES_ALWAYS := TwoBoxTests PostgresRestartTests PostgresRenewalTests CopyToPostgresTests PostgresEraseTests \
+    HostilePostgresTests
 # The PostgreSQL pass: the endpoint, concurrency and crash suites again, each test's store a
 # database of its own on the PostgreSQL that make test starts (Tests/EndpointTests/TestStore.swift).
 POSTGRES_PASS := EndpointTests

@@ -30,12 +30,7 @@ public enum SessionCheck {
         case .renew(let expiresAt):
             TestHooks.pause("renewal")
             // Guarded on the renewal it read: of several checks that found the session due, one writes.
-            let changed = try db.run(
-                """
-                UPDATE sessions SET expires_at = ?, last_used_at = ?
-                WHERE token_hash = ? AND last_used_at = ? AND expires_at > ?
-                """,
-                [.integer(expiresAt), .integer(now), .blob(hash), .integer(session.lastUsedAt), .integer(now)])
+            let changed = try renew(db, tokenHash: hash, from: session.lastUsedAt, to: expiresAt, now: now)
             if changed == 1 {
                 TestHooks.note("renewed")
                 // The cap reached: that write ended it.
@@ -57,6 +52,40 @@ public enum SessionCheck {
         return CGIResponse(
             status: 200, body: session.json(headersOnly: !whole),
             headers: [("X-Frontdoor-Account", session.accountId), ("X-Frontdoor-Session", session.sessionId)])
+    }
+}
+
+extension SessionCheck {
+    /// The renewal's one statement; how many rows it changed (0 or 1). On PostgreSQL its commit
+    /// does not wait for the WAL flush (`synchronous_commit` off for this statement's own
+    /// transaction, set in the same round trip): a server that stops at once can lose only that
+    /// extension, so the session ends at its earlier expiry, as if the renewal had not happened.
+    /// It never grants anything: a sign-out or a deletion waits for its flush, as every other
+    /// commit does (`PostgresDatabase.flushAtCommit`). The setting is local (`set_config`'s
+    /// `true`): it ends with the statement's transaction, before pgbouncer hands the server
+    /// connection on. PostgreSQL reads it when it records the commit, before a transaction's
+    /// local settings are undone (`CommitTransaction`: `RecordTransactionCommit`, then
+    /// `AtEOXact_GUC`).
+    static func renew(
+        _ db: Database, tokenHash: [UInt8], from lastUsedAt: UnixTime, to expiresAt: UnixTime, now: UnixTime
+    ) throws(FrontdoorError) -> Int {
+        let params: [SQLValue] = [.integer(expiresAt), .integer(now), .blob(tokenHash), .integer(lastUsedAt), .integer(now)]
+        guard db.isPostgres else {
+            return try db.run(
+                """
+                UPDATE sessions SET expires_at = ?, last_used_at = ?
+                WHERE token_hash = ? AND last_used_at = ? AND expires_at > ?
+                """, params)
+        }
+        let rows = try db.query(
+            """
+            WITH unflushed AS (SELECT set_config('synchronous_commit', 'off', true) AS setting)
+            UPDATE sessions SET expires_at = ?, last_used_at = ?
+            WHERE token_hash = ? AND last_used_at = ? AND expires_at > ? AND (SELECT setting FROM unflushed) = 'off'
+            RETURNING current_setting('synchronous_commit')
+            """, params)
+        if let setting = rows.first?.text(0) { TestHooks.note("renewal synchronous_commit=\(setting)") }
+        return rows.count
     }
 }
 

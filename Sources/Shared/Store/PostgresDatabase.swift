@@ -21,7 +21,9 @@ final class PostgresDatabase {
     /// death of any process, and a PostgreSQL server that dies loses the commits it had not
     /// flushed (`synchronous_commit = off`), a new person's account with its answered session
     /// among them (PostgresRestartTests' immediate stop saw it). There is no cheaper level that
-    /// keeps SQLite's promise, so both levels are the server's own setting.
+    /// keeps SQLite's promise, so both levels are the server's own setting. One statement waits for
+    /// no flush, in its own transaction: the session check's renewal, whose loss only brings back
+    /// the session's earlier expiry (`SessionCheck.renew`).
     let flushAtCommit = true
     private(set) var changedRows = 0
     /// Set when the server aborted the current attempt for a conflict (40001, 40P01): whatever
