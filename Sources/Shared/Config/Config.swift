@@ -241,10 +241,15 @@ public struct Config: Sendable {
         "kit",
     ]
 
+    /// The sections `Scope.sessionCheck` does not even build: its JSON parse only checks their
+    /// syntax (`JSONParser.parse(_:skimming:)`). All those it leaves unread but `deletion`, whose
+    /// `ledgerFile` a PostgreSQL box's files stand beside.
+    static let sectionsSkimmedByTheCheck = sectionsBeyondTheCheck.filter { $0 != "deletion" }
+
     public static func parse(_ bytes: [UInt8], scope: Scope = .everything) throws(ConfigError) -> Config {
         let json: JSONValue
         do {
-            json = try JSONParser.parse(bytes)
+            json = try JSONParser.parse(bytes, skimming: scope == .sessionCheck ? sectionsSkimmedByTheCheck : [])
         } catch {
             throw ConfigError(key: "(file)", reason: "is not valid JSON (\(error))")
         }

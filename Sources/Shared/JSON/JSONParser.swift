@@ -25,11 +25,21 @@ public struct JSONParser {
     private let bytes: [UInt8]
     private var index = 0
     private let maxDepth: Int
+    /// Top-level members whose values are only checked for syntax (`parse(_:skimming:)`).
+    private let skimmed: [String]
     /// Members up to which an object's names are compared one by one.
     private static let linearSearchLimit = 16
 
     public static func parse(_ bytes: [UInt8], maxDepth: Int = 32) throws(JSONParseError) -> JSONValue {
-        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
+        try parse(bytes, maxDepth: maxDepth, skimming: [])
+    }
+
+    /// The document, except that the values of the top-level members named in `skimming` are
+    /// checked for syntax and depth only (no duplicate names, no UTF-8 inside their strings) and
+    /// come back as `null`: for a reader that only needs their names (the session check's config,
+    /// `Config.Scope.sessionCheck`), so their strings are neither copied nor validated.
+    public static func parse(_ bytes: [UInt8], maxDepth: Int = 32, skimming: [String]) throws(JSONParseError) -> JSONValue {
+        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth, skimmed: skimming)
         parser.skipWhitespace()
         let value = try parser.parseValue(depth: 0)
         parser.skipWhitespace()
@@ -41,9 +51,10 @@ public struct JSONParser {
         try parse(Array(text.utf8), maxDepth: maxDepth)
     }
 
-    private init(bytes: [UInt8], maxDepth: Int) {
+    private init(bytes: [UInt8], maxDepth: Int, skimmed: [String]) {
         self.bytes = bytes
         self.maxDepth = maxDepth
+        self.skimmed = skimmed
     }
 
     private mutating func skipWhitespace() {
@@ -110,7 +121,12 @@ public struct JSONParser {
             guard peek() == UInt8(ascii: ":") else { throw .syntax(at: index) }
             index += 1
             skipWhitespace()
-            members.append((name, try parseValue(depth: depth)))
+            if depth == 1 && skimmed.contains(name) {
+                try skipValue(depth: depth)
+                members.append((name, .null))
+            } else {
+                members.append((name, try parseValue(depth: depth)))
+            }
             skipWhitespace()
             switch peek() {
             case UInt8(ascii: ","): index += 1
@@ -143,6 +159,14 @@ public struct JSONParser {
 
     private mutating func parseNumber() throws(JSONParseError) -> Double {
         let start = index
+        try scanNumber()
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        guard let value = Double(text), value.isFinite else { throw .syntax(at: start) }
+        return value
+    }
+
+    /// Past a number's bytes, checking its form.
+    private mutating func scanNumber() throws(JSONParseError) {
         if peek() == UInt8(ascii: "-") { index += 1 }
         guard let first = peek(), isDigit(first) else { throw .syntax(at: index) }
         if first == UInt8(ascii: "0") {
@@ -161,9 +185,76 @@ public struct JSONParser {
             guard let d = peek(), isDigit(d) else { throw .syntax(at: index) }
             while let d = peek(), isDigit(d) { index += 1 }
         }
-        let text = String(decoding: bytes[start..<index], as: UTF8.self)
-        guard let value = Double(text), value.isFinite else { throw .syntax(at: start) }
-        return value
+    }
+
+    // MARK: - Skimming (`parse(_:skimming:)`)
+
+    private mutating func skipValue(depth: Int) throws(JSONParseError) {
+        guard let byte = peek() else { throw .syntax(at: index) }
+        switch byte {
+        case UInt8(ascii: "{"): try skipContainer(close: UInt8(ascii: "}"), depth: depth + 1)
+        case UInt8(ascii: "["): try skipContainer(close: UInt8(ascii: "]"), depth: depth + 1)
+        case UInt8(ascii: "\""): try skipString()
+        case UInt8(ascii: "t"): try expect("true")
+        case UInt8(ascii: "f"): try expect("false")
+        case UInt8(ascii: "n"): try expect("null")
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try scanNumber()
+        default: throw .syntax(at: index)
+        }
+    }
+
+    /// An object (`close` is `}`: each member a string, a colon and a value) or an array.
+    private mutating func skipContainer(close: UInt8, depth: Int) throws(JSONParseError) {
+        guard depth <= maxDepth else { throw .tooDeep }
+        index += 1
+        skipWhitespace()
+        if peek() == close {
+            index += 1
+            return
+        }
+        while true {
+            skipWhitespace()
+            if close == UInt8(ascii: "}") {
+                guard peek() == UInt8(ascii: "\"") else { throw .syntax(at: index) }
+                try skipString()
+                skipWhitespace()
+                guard peek() == UInt8(ascii: ":") else { throw .syntax(at: index) }
+                index += 1
+                skipWhitespace()
+            }
+            try skipValue(depth: depth)
+            skipWhitespace()
+            switch peek() {
+            case UInt8(ascii: ","): index += 1
+            case close: index += 1; return
+            default: throw .syntax(at: index)
+            }
+        }
+    }
+
+    /// Past a string: its escapes' form checked, no control characters, nothing decoded.
+    private mutating func skipString() throws(JSONParseError) {
+        index += 1
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            switch byte {
+            case UInt8(ascii: "\""): return
+            case UInt8(ascii: "\\"):
+                guard let escape = peek() else { throw .syntax(at: index) }
+                if escape == UInt8(ascii: "u") {
+                    index += 1
+                    _ = try parseHex4()
+                } else if "\"\\/bfnrt".utf8.contains(escape) {
+                    index += 1
+                } else {
+                    throw .syntax(at: index)
+                }
+            case 0..<0x20: throw .syntax(at: index - 1)
+            default: continue
+            }
+        }
+        throw .syntax(at: index)
     }
 
     private func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
