@@ -24,22 +24,19 @@ public enum Sessions {
         if db.defersSessionInserts {
             db.pendingSessions.append(row)
         } else {
-            try db.run(insertSQL, row)
+            // In the sign-in's transaction the account is there; a disabled one is refused by
+            // `SessionBody.load`, which rolls the whole sign-in back.
+            try db.run(insertSQL, row + [row[2]])
         }
         // Inside the sign-in's transaction, its write lock held: the race with `frontdoor-admin disable`.
         TestHooks.pause("session-created")
         return Issued(token: token, sessionId: sessionId, expiresAt: expiresAt)
     }
 
+    /// A session, only if its account is there and not disabled: on SQLite's session file it is
+    /// made once the sign-in's transaction has committed (`SessionFile`), and a deletion or a
+    /// disable may have come between. Its account id is bound twice (the row's, the check's).
     static let insertSQL = """
-        INSERT INTO sessions (token_hash, session_id, account_id, device_name, created_at, last_used_at, expires_at,
-          signed_in_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-        """
-
-    /// A session a transaction made, once the store has committed it (`SessionFile`): only if its
-    /// account is still there and not disabled, as a deletion or a disable may have come between.
-    static let insertIfAccountLiveSQL = """
         INSERT INTO sessions (token_hash, session_id, account_id, device_name, created_at, last_used_at, expires_at,
           signed_in_at)
         SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM accounts WHERE id = ? AND disabled_at IS NULL)

@@ -20,7 +20,6 @@ enum Migrations {
         if script == ephemeralKinds { try SchemaText.compact(db) }
         if script == sessionFile {
             try SessionFile.takeOver(from: db)
-            try db.run("DROP TABLE sessions")
         }
         if script == sealedSecrets {
             try sealSecrets(serverKey, rows: { sql throws(FrontdoorError) in try db.query(sql) }, run: { sql, params throws(FrontdoorError) in _ = try db.run(sql, params) })

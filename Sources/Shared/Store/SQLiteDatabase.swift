@@ -77,10 +77,7 @@ final class SQLiteDatabase {
         close()
         let store = SQLiteDatabase(path: path, busyTimeoutMillis: busyTimeoutMillis, sessionPath: nil, sessionFileOnly: false)
         try store.openStore(.powerCutSafe, target: target, serverKey: serverKey)
-        try store.transaction { () throws(FrontdoorError) in
-            try SessionFile.takeOver(from: store)
-            try store.run("DROP TABLE IF EXISTS sessions")
-        }
+        try store.transaction { () throws(FrontdoorError) in try SessionFile.takeOver(from: store) }
         store.close()
         try SessionFile.finish(storePath: path, busyTimeoutMillis: busyTimeoutMillis)
         guard try openSplit(durability, target: target) else {

@@ -40,8 +40,9 @@ enum SessionFile {
 
     /// Fills the session file from the store's own `sessions` table, when the store has one (a
     /// store from before `Migrations.sessionFile`, or a snapshot put back, which keeps its sessions
-    /// inside, by `restore` or by hand), replacing what the file held; `store` is a connection with the store as `main`, inside its write
-    /// transaction, which then drops that table. The session file commits first; killed before the
+    /// inside, by `restore` or by hand), replacing what the file held, then drops the store's table;
+    /// `store` is a connection with the store as `main`, inside its write transaction. The session
+    /// file commits first; killed before the
     /// store's commit, the store still has the table and the next open fills the file again from
     /// it. The file is marked filled (`finish`) only after the store's commit.
     static func takeOver(from store: SQLiteDatabase) throws(FrontdoorError) {
@@ -59,6 +60,7 @@ enum SessionFile {
                     "INSERT INTO sessions (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", row.values)
             }
         }
+        try store.run("DROP TABLE IF EXISTS sessions")
     }
 
     /// Marks the session file filled, once the store no longer has its own `sessions`.
