@@ -69,6 +69,29 @@ if make -s -C "$root" release-flags | grep -q symbol-ordering-file; then
         bad "signin-google: $first is not at the start of .text ($at, .text at $text): the symbol order was not applied"
     fi
 fi
+# A refusal builds no generic type's metadata from its mangled name (issue 35, item 3): the error
+# answer is written as text, not as a JSON object and an array of header pairs. The one allowed is
+# the standard library's own, paid when a string's storage is freed. callgrind counts the run-time
+# look-ups (swift_getTypeByMangledNameInContext2 is called only when a type's cache is empty).
+if command -v valgrind >/dev/null; then
+    work=$(mktemp -d)
+    for program in signin-google session; do
+        objcopy --strip-debug "$bin/$program" "$work/$program"
+        env -i REQUEST_METHOD=GET valgrind --tool=callgrind --callgrind-out-file="$work/$program.cg" "$work/$program" \
+            </dev/null >/dev/null 2>&1
+        lookups=$(awk '/^c?fn=/ { id = $1; sub(/^c?fn=/, "", id); sub(/ .*/, "", id)
+                                  if ($0 ~ /swift_getTypeByMangledNameInContext2$/) want[id] = 1
+                                  calling = ($0 ~ /^cfn=/ && (id in want)) }
+                       /^calls=/ && calling { split($1, c, "="); n += c[2]; calling = 0 }
+                       END { print n + 0 }' "$work/$program.cg")
+        instructions=$(awk '/^summary:/ { print $2 }' "$work/$program.cg")
+        echo "$program refused: $instructions instructions, $lookups metadata look-ups by mangled name"
+        if [ "$lookups" -le 1 ]; then ok; else bad "$program's refusal looked up $lookups types by mangled name (at most 1)"; fi
+    done
+    rm -rf "$work"
+else
+    bad "valgrind is missing (make deps installs it)"
+fi
 echo "signin-google's program headers: $(readelf -lW "$bin/signin-google" | awk '/^  [A-Z_]+ +0x/ { print $1 }' | sort -u | tr '\n' ' ')"
 echo "release-test: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -49,9 +49,10 @@ public enum SessionCheck {
         // the requests: the first check after a write empties the WAL after its answer, so the
         // checks that follow open an empty one.
         if db.walFileBytes > 0 { context.runAfterAnswer { db.emptyWAL() } }
-        return CGIResponse(
-            status: 200, body: session.json(headersOnly: !whole),
-            headers: [("X-Frontdoor-Account", session.accountId), ("X-Frontdoor-Session", session.sessionId)])
+        var response = CGIResponse(status: 200, body: session.json(headersOnly: !whole))
+        response.addHeader("X-Frontdoor-Account", session.accountId)
+        response.addHeader("X-Frontdoor-Session", session.sessionId)
+        return response
     }
 }
 

@@ -35,6 +35,7 @@ public struct CGIRequest: Sendable {
         environment: CGIEnvironment, input: Int32 = STDIN_FILENO
     ) throws(FrontdoorError) -> CGIRequest {
         let method = environment.requestMethod ?? ""
+        let (contentType, authorization, remoteAddress) = environment.requestStrings
         let lengthText = environment.contentLength ?? ""
         let length: Int
         if lengthText.isEmpty {
@@ -51,10 +52,10 @@ public struct CGIRequest: Sendable {
         let body = try readExactly(input, count: length)
         return CGIRequest(
             method: method,
-            contentType: environment.contentType,
+            contentType: contentType,
             contentLength: length,
-            authorization: environment.authorization,
-            remoteAddress: environment.remoteAddress,
+            authorization: authorization,
+            remoteAddress: remoteAddress,
             body: body
         )
     }
@@ -63,9 +64,10 @@ public struct CGIRequest: Sendable {
     /// locations send none (`fastcgi_pass_request_body off`). An `auth_request` subrequest may
     /// still announce the original request's `CONTENT_LENGTH`; it is not believed.
     public static func withoutBody(environment: CGIEnvironment) -> CGIRequest {
-        CGIRequest(
-            method: environment.requestMethod ?? "", contentType: environment.contentType, contentLength: 0,
-            authorization: environment.authorization, remoteAddress: environment.remoteAddress, body: [],
+        let (contentType, authorization, remoteAddress) = environment.requestStrings
+        return CGIRequest(
+            method: environment.requestMethod ?? "", contentType: contentType, contentLength: 0,
+            authorization: authorization, remoteAddress: remoteAddress, body: [],
             headersOnly: environment.answer == "headers")
     }
 

@@ -3,17 +3,35 @@ import Glibc
 #endif
 
 /// A CGI answer: a `Status:` line first, JSON always, never cached.
+///
+/// An error answer keeps its parts (code, message, extra members, headers) and writes them as
+/// text: building it as a `JSONValue` object and an array of header pairs cost a refused request
+/// ~60 K of its ~170 K instructions, the first use of those generic types' metadata.
 public struct CGIResponse: Sendable {
     public var status: Int
-    public var headers: [(String, String)]
-    public var body: JSONValue
     /// No body and no `Content-Type` (RFC 8935's 202 acknowledgement): `body` is not written.
     public var bodyless = false
+    /// The contract's code, when this answers with an error.
+    public let errorCode: FrontdoorError.Code?
+    private let json: JSONValue
+    private let errorMessage: String
+    private let errorExtra: [(String, JSONValue)]
+    private let retryAfterSeconds: Int?
+    /// Headers beyond the fixed ones, as their lines (no array of pairs: see above).
+    private var headerLines = ""
 
-    public init(status: Int, body: JSONValue, headers: [(String, String)] = []) {
+    public init(status: Int, body: JSONValue) {
         self.status = status
-        self.body = body
-        self.headers = headers
+        json = body
+        errorCode = nil
+        errorMessage = ""
+        errorExtra = []
+        retryAfterSeconds = nil
+    }
+
+    /// Adds the header `name: value`; neither may hold a line break.
+    public mutating func addHeader(_ name: String, _ value: String) {
+        headerLines += name + ": " + value + "\r\n"
     }
 
     /// An answer with nothing after its headers.
@@ -25,28 +43,56 @@ public struct CGIResponse: Sendable {
 
     /// The contract's error body: `{"error", "message"}` plus the error's extra members.
     public init(error: FrontdoorError) {
-        var members: [(String, JSONValue)] = [("error", .string(error.code.rawValue)), ("message", .string(error.message))]
-        members += error.extra
-        var headers: [(String, String)] = []
-        if let retry = error.retryAfterSeconds { headers.append(("Retry-After", String(retry))) }
-        if error.code == .methodNotAllowed { headers.append(("Allow", "POST")) }
-        self.init(status: error.status, body: .object(members), headers: headers)
+        status = error.status
+        json = .null
+        errorCode = error.code
+        errorMessage = error.message
+        errorExtra = error.extra
+        retryAfterSeconds = error.retryAfterSeconds
+    }
+
+    /// The JSON the answer carries (an error's built from its parts).
+    public var body: JSONValue {
+        guard let errorCode else { return json }
+        return .object([("error", .string(errorCode.rawValue)), ("message", .string(errorMessage))] + errorExtra)
+    }
+
+    /// The code the log line names: the contract's, or RFC 8935's `err` of a provider's answer.
+    public var loggedCode: String {
+        if let errorCode { return errorCode.rawValue }
+        guard status >= 400 else { return "-" }
+        return json["error"]?.stringValue ?? json["err"]?.stringValue ?? "-"
     }
 
     public var serialized: String {
         var out = "Status: \(status) \(Self.reason(status))\r\n"
         out += (bodyless ? "" : "Content-Type: application/json\r\n") + "Cache-Control: no-store\r\n"
-        for (name, value) in headers { out += "\(name): \(value)\r\n" }
+        if let retryAfterSeconds { out += "Retry-After: \(retryAfterSeconds)\r\n" }
+        if errorCode == .methodNotAllowed { out += "Allow: POST\r\n" }
+        out += headerLines
         out += "\r\n"
         guard !bodyless else { return out }
-        out += body.serialized
+        if let errorCode {
+            out += "{\"error\":"
+            JSONValue.writeString(errorCode.rawValue, to: &out)
+            out += ",\"message\":"
+            JSONValue.writeString(errorMessage, to: &out)
+            for (name, value) in errorExtra {
+                out += ","
+                JSONValue.writeString(name, to: &out)
+                out += ":" + value.serialized
+            }
+            out += "}"
+        } else {
+            out += json.serialized
+        }
         out += "\n"
         return out
     }
 
     /// Writes the whole answer to `fd`, retrying short writes.
     public func write(to fd: Int32 = STDOUT_FILENO) {
-        FileIO.writeAll(fd, Array(serialized.utf8))
+        FileIO.writeAll(fd, serialized)
     }
 
     static func reason(_ status: Int) -> String {
@@ -73,9 +119,20 @@ public struct CGIResponse: Sendable {
 
 public enum FileIO {
     public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { writeAll(fd, $0) }
+    }
+
+    /// A string's UTF-8, written from its own storage (no `[UInt8]` copy: a refusal's only array).
+    public static func writeAll(_ fd: Int32, _ text: String) {
+        var text = text
+        text.withUTF8 { writeAll(fd, $0) }
+    }
+
+    public static func writeAll(_ fd: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let base = bytes.baseAddress else { return }
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, bytes.count - offset) }
+            let n = Glibc.write(fd, base + offset, bytes.count - offset)
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { return }
             offset += n
@@ -84,7 +141,7 @@ public enum FileIO {
 
     /// A diagnostic line on stderr, which fcgiwrap hands to nginx's error log.
     public static func log(_ line: String) {
-        writeAll(STDERR_FILENO, Array((line + "\n").utf8))
+        writeAll(STDERR_FILENO, line + "\n")
     }
 
     /// A whole file's bytes, or nil with errno left as the reason.

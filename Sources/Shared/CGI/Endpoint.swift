@@ -43,11 +43,8 @@ public enum Endpoint {
         } else {
             outcome.response.write()
         }
-        // RFC 8935's error body names its code `err`.
-        let body = outcome.response.body
-        let code = outcome.response.status >= 400 ? (body["error"]?.stringValue ?? body["err"]?.stringValue ?? "-") : "-"
         FileIO.log(
-            "frontdoor endpoint=\(name) status=\(outcome.response.status) error=\(code) ms="
+            "frontdoor endpoint=\(name) status=\(outcome.response.status) error=\(outcome.response.loggedCode) ms="
                 + formatMillis(Clock.monotonicMillis() - started))
         if let detail = outcome.detail { FileIO.log("frontdoor endpoint=\(name) detail=\(detail)") }
         if outcome.configBroken { exit(1) }

@@ -36,7 +36,7 @@ extension JSONValue {
         }
     }
 
-    private static func writeString(_ s: String, to out: inout String) {
+    static func writeString(_ s: String, to out: inout String) {
         out += "\""
         // Most strings (ids, tokens, dates) need no escape and are copied whole: appending
         // scalar by scalar cost a sign-in's answer ~50 K instructions.
