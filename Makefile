@@ -272,7 +272,8 @@ install:
 	install -m 0644 nginx/frontdoor-http.conf "$$d$(SYSCONFDIR)/nginx/conf.d/frontdoor.conf"; \
 	chmod 0644 "$$d$(SYSCONFDIR)/nginx/sites-available/frontdoor" "$$d$(SYSCONFDIR)/nginx/snippets/frontdoor-endpoints.conf" \
 	    "$$d$(SYSCONFDIR)/nginx/snippets/frontdoor-protect.conf"; \
-	install -m 0644 nginx/fcgiwrap-frontdoor.service.conf "$$d$(SYSCONFDIR)/systemd/system/fcgiwrap.service.d/frontdoor.conf"; \
+	sed "$$paths" nginx/fcgiwrap-frontdoor.service.conf >"$$d$(SYSCONFDIR)/systemd/system/fcgiwrap.service.d/frontdoor.conf"; \
+	chmod 0644 "$$d$(SYSCONFDIR)/systemd/system/fcgiwrap.service.d/frontdoor.conf"; \
 	units="$$paths; s#www-data#$(RUN_USER)#g"; \
 	for unit in frontdoor-checks.socket frontdoor-checks.service; do \
 	    sed "$$units" nginx/$$unit >"$$d$(SYSCONFDIR)/systemd/system/$$unit"; chmod 0644 "$$d$(SYSCONFDIR)/systemd/system/$$unit"; \
