@@ -28,11 +28,14 @@ SWIFT_CORE_ARCHIVE := $(shell d=$$(dirname "$$(readlink -f "$$(command -v swiftc
 # Linked by lld with the functions of the common paths first (link/symbol-order.txt, written by
 # `make symbol-order`): a process then faults in a few windows of code instead of pages all over
 # it (a refused request 1.3 -> 0.9 ms). Without the toolchain's lld, gold links in default order.
+# The code starts and ends on 2 MiB boundaries, in the file and in memory: read back in 2 MiB folios
+# (frontdoor-check --settle), each piece of it is mapped by one fault (docs/performance.md).
 SWIFT_LLD := $(shell d=$$(dirname "$$(readlink -f "$$(command -v swiftc)")" 2>/dev/null); [ -x "$$d/ld.lld" ] && echo yes)
 SYMBOL_ORDER := $(CURDIR)/link/symbol-order.txt
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -static-executable -Xlinker -no-pie \
     -Xlinker -L$(STATIC_CXX_DIR) -Xlinker -lm \
-    $(if $(SWIFT_LLD),-Xswiftc -use-ld=lld -Xlinker --symbol-ordering-file=$(SYMBOL_ORDER) -Xlinker --no-warn-symbol-ordering)
+    $(if $(SWIFT_LLD),-Xswiftc -use-ld=lld -Xlinker --symbol-ordering-file=$(SYMBOL_ORDER) -Xlinker --no-warn-symbol-ordering \
+    -Xlinker -z -Xlinker max-page-size=0x200000 -Xlinker -z -Xlinker separate-code)
 export RELEASE_FLAGS
 # make install DESTDIR=… PREFIX=…: where the files go (see README, "Installing").
 PREFIX ?= /usr/local
@@ -264,7 +267,7 @@ install:
 	install -m 0755 -o root -g root "$$bin/frontdoor-check" "$$d$(PREFIX)/sbin/frontdoor-check"; \
 	install -m 0755 -o root -g root "$$bin/frontdoor-admin" "$$d$(PREFIX)/sbin/frontdoor-admin"; \
 	install -m 0644 -o root -g root "$$list" "$$d$(PREFIX)/share/frontdoor/common-passwords"; \
-	paths="s#/usr/local/libexec/frontdoor#$(PREFIX)/libexec/frontdoor#; s#/usr/local/share/frontdoor/#$(PREFIX)/share/frontdoor/#; s#/etc/frontdoor/#$(SYSCONFDIR)/frontdoor/#; s#/etc/nginx/#$(SYSCONFDIR)/nginx/#"; \
+	paths="s#/usr/local/libexec/frontdoor#$(PREFIX)/libexec/frontdoor#; s#/usr/local/sbin/#$(PREFIX)/sbin/#; s#/usr/local/share/frontdoor/#$(PREFIX)/share/frontdoor/#; s#/etc/frontdoor/#$(SYSCONFDIR)/frontdoor/#; s#/etc/nginx/#$(SYSCONFDIR)/nginx/#"; \
 	sed "$$paths" nginx/frontdoor.conf >"$$d$(SYSCONFDIR)/nginx/sites-available/frontdoor"; \
 	sed "$$paths" nginx/frontdoor-endpoints.conf >"$$d$(SYSCONFDIR)/nginx/snippets/frontdoor-endpoints.conf"; \
 	install -m 0644 nginx/fcgiwrap.conf "$$d$(SYSCONFDIR)/nginx/snippets/frontdoor-fcgiwrap.conf"; \

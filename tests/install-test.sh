@@ -85,14 +85,16 @@ check "the kit's headers name the installed config, not the staging folder" \
 check "the example config (no passkeys) gets no association files" \
     "[ ! -e '$dest/etc/frontdoor/well-known/apple-app-site-association' ] && [ ! -e '$dest/etc/frontdoor/well-known/assetlinks.json' ]"
 check "the fcgiwrap drop-in runs several children" "grep -q -- '-c 4' '$dest/etc/systemd/system/fcgiwrap.service.d/frontdoor.conf'"
-# Its pre-read, run as systemd would run it ($$ is systemd's literal $) on the staged programs,
-# names them all and fails on none.
+# Its pre-read, run as systemd would run it ($$ is systemd's literal $) on the staged programs with
+# the staged frontdoor-check, settles them all and fails on none; the checks' pool settles its own.
 preread=$(sed -n "s/^ExecStartPre=-\/bin\/sh -c '\(.*\)'$/\1/p" "$dest/etc/systemd/system/fcgiwrap.service.d/frontdoor.conf" |
     sed 's/\$\$/$/g')
-preread_out=$(sh -c "$(printf '%s' "$preread" | sed "s#/usr/local/#$dest/usr/local/#")" 2>&1)
+preread_out=$(sh -c "$(printf '%s' "$preread" | sed "s#/usr/local/#$dest/usr/local/#g")" 2>&1)
 preread_rc=$?
-check "the fcgiwrap drop-in reads every installed program before the pool starts" \
-    '[ "$preread_rc" = 0 ] && [ -z "$preread_out" ] && printf "%s" "$preread" | grep -qF "/usr/local/libexec/frontdoor/*"'
+check "the fcgiwrap drop-in settles every installed program before the pool starts" \
+    '[ "$preread_rc" = 0 ] && [ -z "$preread_out" ] && printf "%s" "$preread" | grep -qxF "/usr/local/sbin/frontdoor-check --settle /usr/local/libexec/frontdoor/*"'
+check "the checks' pool settles the session program before it starts" \
+    "grep -qx 'ExecStartPre=-/usr/local/sbin/frontdoor-check --settle /usr/local/libexec/frontdoor/session' '$dest/etc/systemd/system/frontdoor-checks.service'"
 check "the example config is valid JSON naming the data folder" "grep -q '/var/lib/frontdoor/frontdoor.sqlite3' '$dest/etc/frontdoor/config.json'"
 # The checks' own fcgiwrap pool: its socket is the one the internal check location uses, and it
 # runs the installed session program alone.

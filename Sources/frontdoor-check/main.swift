@@ -13,6 +13,7 @@ let usage = """
            frontdoor-check --deliver [--retry-now] [--config PATH]
            frontdoor-check --print-association-files [--out DIR] [--config PATH]
            frontdoor-check --print-kit-files [--out DIR] [--config PATH]
+           frontdoor-check --settle FILE...
     The config is PATH, else $AUTH_CONFIG, else /etc/frontdoor/config.json.
     --nginx is nginx's configuration folder (default /etc/nginx): with snippets/frontdoor-protect.conf
     installed, some file there must define its internal session-check location, the snippet must
@@ -39,6 +40,9 @@ let usage = """
     script URLs only), and headers.conf, the kit's headers with its Content-Security-Policy; with
     --out it writes them into DIR (make install does). A config that does not load still gets
     both files, without providers or passkeys, and the exit status 1.
+    --settle drops each FILE from the page cache and reads it back in large pieces, which makes
+    every exec of a release program cheaper (fcgiwrap's drop-in runs it before its pool starts);
+    it prints only what fails.
     Exit status: 0 when every check passed, 1 when one failed, 2 for a usage error.
     """
 
@@ -68,6 +72,23 @@ var arguments = Arguments(rest: Array(CommandLine.arguments.dropFirst()))
 if arguments.flag("--help") || arguments.flag("-h") {
     print(usage)
     exit(0)
+}
+if arguments.rest.first == "--settle" {
+    let files = arguments.rest.dropFirst()
+    guard !files.isEmpty else {
+        print(usage)
+        exit(2)
+    }
+    var status: Int32 = 0
+    for file in files {
+        do throws(PageCache.Failure) {
+            try PageCache.settle(path: file)
+        } catch {
+            print("✗ \(file) \(error)")
+            status = 1
+        }
+    }
+    exit(status)
 }
 let configPath = arguments.take("--config") ?? getenv("AUTH_CONFIG").map { String(cString: $0) } ?? "/etc/frontdoor/config.json"
 let hostsFile = arguments.take("--hosts")
