@@ -50,6 +50,15 @@ done
 if command -v strace >/dev/null; then
     if env -i REQUEST_METHOD=GET strace -f -e trace=open,openat "$bin/signin-google" </dev/null 2>&1 >/dev/null | grep -q /proc/self/maps
     then bad "signin-google reads /proc/self/maps at start-up"; else ok; fi
+    # With the SWIFT_BACKTRACE nginx passes (nginx/fcgiwrap.conf), the runtime does not look for a
+    # crash backtracer beside the program: no path is tried (without it, eight are).
+    backtrace=$(sed -n 's/^fastcgi_param  *SWIFT_BACKTRACE  *"\(.*\)";$/\1/p' "$root/nginx/fcgiwrap.conf")
+    searched=$(env -i REQUEST_METHOD=GET "SWIFT_BACKTRACE=$backtrace" strace -e trace=newfstatat,stat,access \
+        "$bin/signin-google" </dev/null 2>&1 >/dev/null | grep -c swift)
+    if [ -n "$backtrace" ] && [ "$searched" = 0 ] &&
+        grep -qF "fastcgi_param SWIFT_BACKTRACE \"$backtrace\";" "$root/nginx/frontdoor-endpoints.conf"; then ok; else
+        bad "the runtime still looks for swift-backtrace with nginx's SWIFT_BACKTRACE (\"$backtrace\"): $searched paths"
+    fi
 fi
 out=$(env -i "$bin/frontdoor-admin" "two words" 2>&1)
 if printf '%s' "$out" | grep -qF 'Unknown command two words.'; then ok; else bad "frontdoor-admin's argument did not arrive whole: $out"; fi
