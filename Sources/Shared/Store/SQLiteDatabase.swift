@@ -37,9 +37,22 @@ final class SQLiteDatabase {
     let busyTimeoutMillis: Int
     /// The WAL's frame count after this connection's last commit (the WAL hook writes it).
     private let walFrames: UnsafeMutablePointer<Int32>
-    /// Prepared statements by SQL text, searched one by one: a request uses a dozen, and a
-    /// `[String: Statement]` costs a process ~100 K instructions of run-time type set-up.
-    private var cache: [(sql: String, statement: Statement)] = []
+    /// Prepared statements by SQL text, searched one by one (a request uses a dozen), the newest
+    /// first. A list of its own class: an array of `(String, Statement)` pairs cost each process
+    /// ~24 K instructions of run-time set-up for its element type, a `[String: Statement]` ~100 K.
+    private var cache: CachedStatement?
+
+    private final class CachedStatement {
+        let sql: String
+        let statement: Statement
+        let next: CachedStatement?
+
+        init(sql: String, statement: Statement, next: CachedStatement?) {
+            self.sql = sql
+            self.statement = statement
+            self.next = next
+        }
+    }
 
     /// The connection's fields; every opening below starts here.
     private init(path: String, busyTimeoutMillis: Int, sessionPath: String?, sessionFileOnly: Bool) {
@@ -284,10 +297,12 @@ final class SQLiteDatabase {
     func close() {
         guard let db = handle else { return }
         handle = nil
-        for (_, statement) in cache {
-            statement.finalize()
+        var cached = cache
+        while let entry = cached {
+            entry.statement.finalize()
+            cached = entry.next
         }
-        cache.removeAll()
+        cache = nil
         // Every statement is finalized, so this succeeds; close_v2 would still free the handle
         // once a stray statement goes, rather than leak it.
         if sqlite3_close(db) != SQLITE_OK {
@@ -306,12 +321,18 @@ final class SQLiteDatabase {
         _ sql: String, _ params: [SQLValue], _ body: (OpaquePointer, Statement) throws(FrontdoorError) -> T
     ) throws(FrontdoorError) -> T {
         let db = try openHandle()
+        var found: Statement?
+        var cached = cache
+        while let entry = cached, found == nil {
+            if entry.sql == sql { found = entry.statement }
+            cached = entry.next
+        }
         let statement: Statement
-        if let cached = cache.first(where: { $0.sql == sql }) {
-            statement = cached.statement
+        if let found {
+            statement = found
         } else {
             statement = try Statement.prepare(db, sql)
-            cache.append((sql, statement))
+            cache = CachedStatement(sql: sql, statement: statement, next: cache)
         }
         do throws(FrontdoorError) {
             try statement.bind(db, params)
@@ -385,9 +406,10 @@ final class SQLiteDatabase {
         rc = frontdoor_sqlite3_persist_wal(db, "main", &persistWAL)
         guard rc == SQLITE_OK else { throw SQLiteError.make(db, "file_control PERSIST_WAL", rc) }
         let synchronous = durability == .powerCutSafe ? "FULL" : "NORMAL"
-        for pragma in ["PRAGMA foreign_keys = ON", "PRAGMA synchronous = \(synchronous)", "PRAGMA secure_delete = ON"] {
-            try Statement.executeScript(db, pragma)
-        }
+        // secure_delete is the build's default where it was compiled in (make deps' is): said
+        // again, it cost each open ~10 K instructions.
+        let secureDelete = sqlite3_compileoption_used("SECURE_DELETE") == 1 ? "" : "; PRAGMA secure_delete = ON"
+        try Statement.executeScript(db, "PRAGMA foreign_keys = ON; PRAGMA synchronous = \(synchronous)" + secureDelete)
         frontdoor_sqlite3_watch_wal(db, walFrames)
     }
 
