@@ -172,20 +172,13 @@ public enum FileIO {
                 var parts = (
                     iovec(iov_base: UnsafeMutableRawPointer(mutating: text.baseAddress), iov_len: text.count),
                     iovec(iov_base: UnsafeMutableRawPointer(end), iov_len: 1))
-                let total = text.count + 1
                 let written = withUnsafeMutablePointer(to: &parts) {
                     $0.withMemoryRebound(to: iovec.self, capacity: 2) { writev(STDERR_FILENO, $0, 2) }
                 }
-                // A short or failed write (a full pipe, a signal) falls back to the plain loop.
-                if written >= 0 && written < total {
-                    if written < text.count {
-                        writeAll(STDERR_FILENO, UnsafeBufferPointer(rebasing: text[written...]))
-                    }
-                    writeAll(STDERR_FILENO, UnsafeBufferPointer(start: end, count: 1))
-                } else if written < 0 {
-                    writeAll(STDERR_FILENO, text)
-                    writeAll(STDERR_FILENO, UnsafeBufferPointer(start: end, count: 1))
-                }
+                // What a short or failed write (a full pipe, a signal) left goes by the plain loop.
+                let done = max(written, 0)
+                if done < text.count { writeAll(STDERR_FILENO, UnsafeBufferPointer(rebasing: text[done...])) }
+                if done <= text.count { writeAll(STDERR_FILENO, UnsafeBufferPointer(start: end, count: 1)) }
             }
         }
     }
