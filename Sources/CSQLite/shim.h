@@ -1,6 +1,7 @@
 #ifndef FRONTDOOR_CSQLITE_SHIM_H
 #define FRONTDOOR_CSQLITE_SHIM_H
 #include <stddef.h>
+#include <string.h>
 // The SQLite that `make deps` (scripts/sqlite-deps) builds, not Debian's 3.40.1: see docs/sqlite.md.
 #include "../../.build/sqlite/current/include/sqlite3.h"
 
@@ -62,6 +63,109 @@ static int frontdoor_sqlite3_record_wal_frames(void *context, sqlite3 *db, const
 
 static inline void frontdoor_sqlite3_watch_wal(sqlite3 *db, int *frames) {
     sqlite3_wal_hook(db, frontdoor_sqlite3_record_wal_frames, frames);
+}
+
+/// The account views (`AccountView`): the session file keeps, per account, what the phone's check
+/// answers about it, so that check never opens the store. A change to what a view shows must take
+/// the view away in the same transaction (a disable too: a view is only of an account that may
+/// sign in). The preupdate hook below notes the accounts whose
+/// views a change touches, whatever statement makes it (cascades included); the connection
+/// deletes their views before it commits. The columns are the store's (`PRAGMA table_info`;
+/// `AccountViewTests` holds them to it).
+enum {
+    FRONTDOOR_ACCOUNTS_ID = 0, FRONTDOOR_ACCOUNTS_EMAIL = 1, FRONTDOOR_ACCOUNTS_EMAIL_VERIFIED = 3,
+    FRONTDOOR_ACCOUNTS_PASSWORD_HASH = 5, FRONTDOOR_ACCOUNTS_DISABLED_AT = 7, FRONTDOOR_IDENTITIES_PROVIDER = 0, FRONTDOOR_IDENTITIES_ACCOUNT_ID = 2,
+    FRONTDOOR_PASSKEYS_ACCOUNT_ID = 1,
+};
+enum { FRONTDOOR_VIEW_IDS = 16, FRONTDOOR_VIEW_ID_BYTES = 80 };
+
+typedef struct {
+    int count;
+    /// More accounts than fit, or one the hook could not read: every view goes.
+    int all;
+    char ids[FRONTDOOR_VIEW_IDS][FRONTDOOR_VIEW_ID_BYTES];
+} frontdoor_view_changes;
+
+static inline void frontdoor_view_note(frontdoor_view_changes *changes, sqlite3_value *value) {
+    const unsigned char *text = value ? sqlite3_value_text(value) : NULL;
+    int length = value ? sqlite3_value_bytes(value) : 0;
+    if (!text || length >= FRONTDOOR_VIEW_ID_BYTES) {
+        changes->all = 1;
+        return;
+    }
+    for (int i = 0; i < changes->count; i++) {
+        if (strcmp(changes->ids[i], (const char *)text) == 0) return;
+    }
+    if (changes->count == FRONTDOOR_VIEW_IDS) {
+        changes->all = 1;
+        return;
+    }
+    memcpy(changes->ids[changes->count], text, (size_t)length);
+    changes->ids[changes->count][length] = 0;
+    changes->count++;
+}
+
+/// Whether an UPDATE changes column `column` (type and bytes compared); a value it cannot read counts as changed.
+static inline int frontdoor_view_column_changed(sqlite3 *db, int column) {
+    sqlite3_value *before = NULL, *after = NULL;
+    if (sqlite3_preupdate_old(db, column, &before) != SQLITE_OK || sqlite3_preupdate_new(db, column, &after) != SQLITE_OK
+        || !before || !after) {
+        return 1;
+    }
+    int type = sqlite3_value_type(before);
+    if (type != sqlite3_value_type(after)) return 1;
+    if (type == SQLITE_NULL) return 0;
+    if (type == SQLITE_INTEGER) return sqlite3_value_int64(before) != sqlite3_value_int64(after);
+    if (type == SQLITE_FLOAT) return sqlite3_value_double(before) != sqlite3_value_double(after);
+    const void *a = type == SQLITE_TEXT ? (const void *)sqlite3_value_text(before) : sqlite3_value_blob(before);
+    int length = sqlite3_value_bytes(before);
+    const void *b = type == SQLITE_TEXT ? (const void *)sqlite3_value_text(after) : sqlite3_value_blob(after);
+    if (length != sqlite3_value_bytes(after)) return 1;
+    return length > 0 && (!a || !b || memcmp(a, b, (size_t)length) != 0);
+}
+
+static void frontdoor_sqlite3_view_hook(
+    void *context, sqlite3 *db, int op, const char *schema, const char *table, sqlite3_int64 key, sqlite3_int64 newKey) {
+    (void)key;
+    (void)newKey;
+    if (strcmp(schema, "store") != 0) return;
+    int column;
+    if (strcmp(table, "accounts") == 0) {
+        column = FRONTDOOR_ACCOUNTS_ID;
+        if (op == SQLITE_UPDATE && !frontdoor_view_column_changed(db, FRONTDOOR_ACCOUNTS_ID)
+            && !frontdoor_view_column_changed(db, FRONTDOOR_ACCOUNTS_EMAIL)
+            && !frontdoor_view_column_changed(db, FRONTDOOR_ACCOUNTS_EMAIL_VERIFIED)
+            && !frontdoor_view_column_changed(db, FRONTDOOR_ACCOUNTS_PASSWORD_HASH)
+            && !frontdoor_view_column_changed(db, FRONTDOOR_ACCOUNTS_DISABLED_AT)) {
+            return;
+        }
+    } else if (strcmp(table, "identities") == 0) {
+        column = FRONTDOOR_IDENTITIES_ACCOUNT_ID;
+        if (op == SQLITE_UPDATE && !frontdoor_view_column_changed(db, FRONTDOOR_IDENTITIES_ACCOUNT_ID)
+            && !frontdoor_view_column_changed(db, FRONTDOOR_IDENTITIES_PROVIDER)) {
+            return;
+        }
+    } else if (strcmp(table, "passkeys") == 0) {
+        column = FRONTDOOR_PASSKEYS_ACCOUNT_ID;
+        if (op == SQLITE_UPDATE && !frontdoor_view_column_changed(db, FRONTDOOR_PASSKEYS_ACCOUNT_ID)) return;
+    } else {
+        return;
+    }
+    frontdoor_view_changes *changes = context;
+    sqlite3_value *value = NULL;
+    if (op != SQLITE_INSERT) {
+        if (sqlite3_preupdate_old(db, column, &value) != SQLITE_OK) value = NULL;
+        frontdoor_view_note(changes, value);
+    }
+    if (op != SQLITE_DELETE) {
+        value = NULL;
+        if (sqlite3_preupdate_new(db, column, &value) != SQLITE_OK) value = NULL;
+        frontdoor_view_note(changes, value);
+    }
+}
+
+static inline void frontdoor_sqlite3_watch_views(sqlite3 *db, frontdoor_view_changes *changes) {
+    sqlite3_preupdate_hook(db, frontdoor_sqlite3_view_hook, changes);
 }
 
 /// Removes the busy handler, so a checkpoint that would have to wait gives up at once instead.

@@ -23,7 +23,9 @@ extension Harness {
     /// (SUDO_USER set). Its syslog lines go to a file of this test, then into the log scan's record.
     func admin(_ arguments: [String], config: String? = nil, environment extra: [String: String] = [:]) throws -> AdminRun {
         let syslog = dir + "/admin-syslog-\(Clock.monotonicMillis()).log"
-        var env = ["PATH": "/usr/bin:/bin", "SUDO_USER": "ops-person", "FRONTDOOR_SYSLOG_FILE": syslog]
+        var env = [
+            "PATH": "/usr/bin:/bin", "SUDO_USER": "ops-person", "FRONTDOOR_SYSLOG_FILE": syslog, "FRONTDOOR_TEST_STRICT_VIEWS": "1",
+        ]
         for (k, v) in extra { env[k] = v }
         let result = try ChildProcess.run(
             Harness.binDir + "/frontdoor-admin", arguments: ["--config", config ?? configPath] + arguments,

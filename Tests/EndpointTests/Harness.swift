@@ -162,6 +162,7 @@ final class Harness: @unchecked Sendable {
         var env: [String: String] = [
             "REQUEST_METHOD": method, "AUTH_CONFIG": configPath, "REMOTE_ADDR": "127.0.0.1",
             "GATEWAY_INTERFACE": "CGI/1.1", "PATH": "/usr/bin:/bin", "FRONTDOOR_TEST_LIMITS_NOW": String(limitsNow),
+            "FRONTDOOR_TEST_STRICT_VIEWS": "1",
         ]
         if let contentType { env["CONTENT_TYPE"] = contentType }
         if let contentLength { env["CONTENT_LENGTH"] = String(contentLength) }

@@ -100,7 +100,7 @@ import Testing
             #expect(!check.isSessionFileOnly, "a file not filled is not the check's")
             check.close()
             #expect(try Self.plain(sessions, "SELECT session_id FROM sessions").compactMap { $0.text(0) } == ["session-ada"])
-            #expect(try Self.plain(sessions, "PRAGMA user_version").first?.int(0) == 1)
+            #expect(try Self.plain(sessions, "PRAGMA user_version").first?.int(0) == Int64(SessionFile.version))
             #expect(try !Self.hasOwnSessions(dir.databasePath))
             let whole = try Database(path: dir.databasePath)
             defer { whole.close() }
@@ -147,12 +147,12 @@ import Testing
             #expect(try db.query("SELECT count(*) FROM accounts").first?.int(0) == 2)
             let made = try Sessions.create(in: db, accountId: "ada", now: 300, policy: Self.policy)
             #expect(try Sessions.accountId(in: db, token: made.token, now: 301, policy: Self.policy) == "ada")
-            #expect(try Self.plain(SessionFile.path(dir.databasePath), "PRAGMA user_version").first?.int(0) == 1)
+            #expect(try Self.plain(SessionFile.path(dir.databasePath), "PRAGMA user_version").first?.int(0) == Int64(SessionFile.version))
         }
     }
 
-    /// nginx's check never parses the store's schema: its connection holds the session file's one
-    /// table and three indexes, nothing else.
+    /// The check never parses the store's schema: its connection holds the session file's
+    /// sessions (a table and three indexes) and the account views, nothing else.
     @Test func theChecksConnectionHoldsTheSessionFileAlone() throws {
         try withStoreDirectory { dir in
             _ = try Self.olderStore(dir.databasePath)
@@ -161,8 +161,40 @@ import Testing
             defer { check.close() }
             #expect(check.isSessionFileOnly)
             let names = Set(try check.query("SELECT type, name FROM sqlite_schema").map { "\($0.text(0) ?? "") \($0.text(1) ?? "")" })
-            #expect(names == ["table sessions", "index sessions_account", "index sessions_expiry", "index sessions_public_id"])
+            #expect(names == [
+                "table sessions", "index sessions_account", "index sessions_expiry", "index sessions_public_id",
+                "table account_views",
+            ])
             #expect(try check.query("PRAGMA database_list").count == 1, "nothing attached")
+        }
+    }
+
+    /// A session file at version 1 (sessions without the account views) is not the check's until
+    /// the next open of the store gives it the views' table; its sessions stay as they were.
+    @Test func aSessionFileFromBeforeTheViewsGetsThemInPlace() throws {
+        try withStoreDirectory { dir in
+            let tokens = try Self.olderStore(dir.databasePath)
+            try Database(path: dir.databasePath).close()
+            let sessions = SessionFile.path(dir.databasePath)
+            do {
+                let file = try SQLiteDatabase(sessionFileOf: dir.databasePath, busyTimeoutMillis: 1000)
+                defer { file.close() }
+                try file.executeScript("DROP TABLE account_views; PRAGMA user_version = 1")
+            }
+            let rows = try Self.plain(sessions, "SELECT \(SessionFile.columns) FROM sessions ORDER BY session_id")
+            let first = try Self.checkStore(dir.databasePath)
+            #expect(!first.isSessionFileOnly, "a file at version 1 sends the check to the store, which brings it up")
+            first.close()
+            #expect(try Self.plain(sessions, "PRAGMA user_version").first?.int(0) == Int64(SessionFile.version))
+            #expect(try Self.plain(sessions, "SELECT count(*) FROM account_views").first?.int(0) == 0)
+            #expect(try Self.plain(sessions, "SELECT \(SessionFile.columns) FROM sessions ORDER BY session_id").map(\.values)
+                == rows.map(\.values))
+            let check = try Self.checkStore(dir.databasePath)
+            defer { check.close() }
+            #expect(check.isSessionFileOnly)
+            for (token, account) in zip(tokens, ["ada", "bo"]) {
+                #expect(try Sessions.accountId(in: check, token: token, now: 1000, policy: Self.policy) == account)
+            }
         }
     }
 }

@@ -48,11 +48,13 @@ import Testing
     }
 
     /// Files whose SQL is SQLite's alone: its engine, its migrations and their Swift steps, the
-    /// snapshot file, backups and restores (refused on PostgreSQL), what copy-to-postgres reads of its SQLite file.
+    /// snapshot file, backups and restores (refused on PostgreSQL), what copy-to-postgres reads of its SQLite file,
+    /// the account views of the session file.
     static let sqliteOnly = [
         "Store/SQLiteDatabase.swift", "Store/SessionFile.swift", "Store/Migrations.swift", "Store/SchemaText.swift", "Store/SnapshotFile.swift",
         "Store/Statement.swift", "Accounts/AddressRekey.swift", "Admin/Backup.swift", "Admin/Restore.swift",
         "Store/PostgresMigrations.swift", "Store/Database.swift", "Postgres/", "Admin/CopyToPostgresSource.swift",
+        "Accounts/AccountView.swift",
     ]
 
     static func sharedStatements() throws -> [(String, String)] {

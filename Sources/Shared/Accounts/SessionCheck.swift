@@ -16,8 +16,9 @@ public enum SessionCheck {
         }
         TestHooks.pause("session-check")
         let whole = !context.request.headersOnly
-        // nginx's check needs the session alone: the session file, without the store's schema.
-        let db = whole ? try context.database() : try context.sessionCheckDatabase()
+        // The session file, without the store's schema: the session, and for the phone the
+        // account's view (`AccountView`).
+        let db = try context.sessionCheckDatabase()
         let hash = Sessions.hash(token)
         let now = context.now
         let judged = try Sessions.judged(db, tokenHash: hash, now: now, policy: context.config.sessions, whole: whole)
@@ -45,10 +46,17 @@ public enum SessionCheck {
                 session = stored
             }
         }
+        var tidied = db
+        if session.viewMissing {
+            let store = try context.database()
+            guard let view = try AccountView.built(store, accountId: session.accountId) else { throw Sessions.unauthorized }
+            session.show(view)
+            tidied = store
+        }
         // Every process re-reads and checksums the whole WAL when it opens, and checks are most of
-        // the requests: the first check after a write empties the WAL after its answer, so the
-        // checks that follow open an empty one.
-        if db.walFileBytes > 0 { context.runAfterAnswer { db.emptyWAL() } }
+        // the requests: the first check after a write empties the WAL after its answer (the
+        // store's too when it opened the store), so the checks that follow open an empty one.
+        if tidied.walFileBytes > 0 { context.runAfterAnswer { tidied.emptyWAL() } }
         var response = CGIResponse(status: 200, body: session.json(headersOnly: !whole))
         response.addHeader("X-Frontdoor-Account", session.accountId)
         response.addHeader("X-Frontdoor-Session", session.sessionId)
@@ -100,8 +108,18 @@ struct LiveSession {
     var email: String?
     var emailVerified: Bool
     var providers: [String]
+    /// Read from the session file alone, whose view of the account was missing: the store builds it.
+    var viewMissing = false
 
-    /// The session, and with `whole` what the body says of its account. Lookups by key rather
+    mutating func show(_ view: AccountView) {
+        email = view.email
+        emailVerified = view.emailVerified
+        providers = view.providers
+        viewMissing = false
+    }
+
+    /// The session, and with `whole` what the body says of its account (from the session file
+    /// alone, its view: `viewMissing` when it has none). Lookups by key rather
     /// than one join: SQLite plans a join (and a correlated subquery) at several times the cost
     /// of these, and this runs before every app request. Where the store is at hand, a session
     /// without its account (a row left by hand) is no session, nor is one of a disabled account;
@@ -130,13 +148,12 @@ struct LiveSession {
             accountId: accountId, sessionId: sessionId, createdAt: createdAt, lastUsedAt: lastUsedAt,
             expiresAt: expiresAt, email: nil, emailVerified: false, providers: [])
         guard whole else { return session }
-        let accounts = try db.query(
-            "SELECT email, email_verified, password_hash IS NOT NULL FROM accounts WHERE id = ?", [.text(accountId)])
-        guard let account = accounts.first else { return nil }
-        session.providers = try PasskeyStore.providers(accountId, db)
-        if account.int(2) == 1 { session.providers.append("password") }
-        session.email = account.text(0)
-        session.emailVerified = account.int(1) == 1
+        if db.isSessionFileOnly {
+            if let view = try AccountView.read(db, accountId: accountId) { session.show(view) } else { session.viewMissing = true }
+            return session
+        }
+        guard let view = try AccountView.fromStore(db, accountId: accountId) else { return nil }
+        session.show(view)
         return session
     }
 
@@ -157,7 +174,7 @@ struct LiveSession {
         guard let row = rows.first, let accountId = row.text(0), let sessionId = row.text(1),
             let createdAt = row.int(2), let lastUsedAt = row.int(3), let expiresAt = row.int(4)
         else { return nil }
-        var providers = (row.text(8) ?? "").split(separator: " ").map(String.init)
+        var providers = AccountView.words(row.text(8))
         if row.int(7) == 1 { providers.append("password") }
         return LiveSession(
             accountId: accountId, sessionId: sessionId, createdAt: createdAt, lastUsedAt: lastUsedAt,

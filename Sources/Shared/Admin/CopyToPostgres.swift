@@ -119,7 +119,7 @@ enum CopyToPostgres {
 
     /// Made by the PostgreSQL store's own migration, and the same in every new one: its version,
     /// and the outbox's one delivery row (which box holds the lease; SQLite's has no lease).
-    static let notCopied: Set<String> = ["schema_version", "event_delivery", Backup.takenTable]
+    static let notCopied: Set<String> = ["schema_version", "event_delivery", Backup.takenTable, "account_views"]
 
     /// Base tables in the target's schema, each after every table its foreign keys name.
     static func tablesInCopyOrder(_ db: Database) throws(FrontdoorError) -> [String] {

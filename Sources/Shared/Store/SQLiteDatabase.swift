@@ -37,6 +37,9 @@ final class SQLiteDatabase {
     let busyTimeoutMillis: Int
     /// The WAL's frame count after this connection's last commit (the WAL hook writes it).
     private let walFrames: UnsafeMutablePointer<Int32>
+    /// The accounts whose views (`AccountView`) the open transaction's changes touch (the
+    /// preupdate hook writes it); split connections only.
+    private var viewChanges: UnsafeMutablePointer<frontdoor_view_changes>?
     /// Prepared statements by SQL text, searched one by one (a request uses a dozen), the newest
     /// first. A list of its own class: an array of `(String, Statement)` pairs cost each process
     /// ~24 K instructions of run-time set-up for its element type, a `[String: Statement]` ~100 K.
@@ -158,6 +161,10 @@ final class SQLiteDatabase {
         // it. (The session file is never copied back: it is made in WAL mode, `SessionFile`.)
         if try query("PRAGMA store.journal_mode").first?.text(0) != "wal" { try switchToWAL("store") }
         guard store >= target && own == SessionFile.version else { return false }
+        let changes = viewChanges ?? UnsafeMutablePointer<frontdoor_view_changes>.allocate(capacity: 1)
+        changes.initialize(to: frontdoor_view_changes())
+        viewChanges = changes
+        frontdoor_sqlite3_watch_views(try openHandle(), changes)
         // A snapshot put back by hand beside a live session file brings its own sessions: those
         // are the store's, and the file's (of the store before) must not outlive them. ATTACH has
         // read the schema, so the C call answers without a statement.
@@ -167,8 +174,32 @@ final class SQLiteDatabase {
 
     deinit {
         close()
-        // After the close: SQLite no longer holds the hook's pointer.
+        // After the close: SQLite no longer holds the hooks' pointers.
         walFrames.deallocate()
+        viewChanges?.deallocate()
+    }
+
+    /// Deletes the views of the accounts the changes since the last call touched (all of them
+    /// when more than the hook holds).
+    private func forgetChangedViews() throws(FrontdoorError) {
+        guard let changes = viewChanges, changes.pointee.count > 0 || changes.pointee.all != 0 else { return }
+        let all = changes.pointee.all != 0
+        var ids: [String] = []
+        if !all {
+            withUnsafeBytes(of: &changes.pointee.ids) { raw in
+                for slot in 0..<Int(changes.pointee.count) {
+                    let bytes = raw[(slot * Int(FRONTDOOR_VIEW_ID_BYTES))...].prefix { $0 != 0 }
+                    ids.append(String(decoding: bytes, as: UTF8.self))
+                }
+            }
+        }
+        changes.pointee.count = 0
+        changes.pointee.all = 0
+        if all {
+            try run("DELETE FROM main.account_views")
+        } else {
+            for id in ids { try run("DELETE FROM main.account_views WHERE account_id = ?", [.text(id)]) }
+        }
     }
 
     /// Runs one statement with `params` bound to its `?` placeholders and returns every row.
@@ -195,8 +226,13 @@ final class SQLiteDatabase {
             throw SQLiteError.make("transaction", SQLITE_MISUSE, "already inside a transaction")
         }
         try run("BEGIN IMMEDIATE")
+        viewChanges?.pointee.count = 0
+        viewChanges?.pointee.all = 0
         do throws(FrontdoorError) {
             let result = try body()
+            // In `main`, which commits first: a process killed before the store's commit leaves
+            // the views gone and the store as it was, and a check builds them again from it.
+            try forgetChangedViews()
             try run("COMMIT")
             return result
         } catch {
@@ -339,6 +375,12 @@ final class SQLiteDatabase {
             let result = try body(db, statement)
             let rc = statement.reset()
             guard rc == SQLITE_OK else { throw SQLiteError.make(db, "reset", rc) }
+            if let changes = viewChanges, changes.pointee.count > 0 || changes.pointee.all != 0, sqlite3_get_autocommit(db) != 0 {
+                // A change outside `transaction` has committed already: its views go at once
+                // (a crash just before would leave them standing, so no endpoint does this).
+                TestHooks.viewChangeOutsideTransaction()
+                try forgetChangedViews()
+            }
             return result
         } catch {
             _ = statement.reset()
@@ -347,6 +389,8 @@ final class SQLiteDatabase {
     }
 
     private func rollback() {
+        viewChanges?.pointee.count = 0
+        viewChanges?.pointee.all = 0
         // SQLite ends the transaction itself after some errors; ROLLBACK then has nothing to do.
         guard let db = handle, sqlite3_get_autocommit(db) == 0 else { return }
         do throws(FrontdoorError) {

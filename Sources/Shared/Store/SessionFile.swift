@@ -23,7 +23,8 @@ enum SessionFile {
 
     /// `PRAGMA user_version` of a session file that holds the sessions: 0 means made but not filled
     /// (`takeOver` not finished), and then the store's own `sessions` table, if any, is the truth.
-    static let version = 1
+    /// 2 adds `account_views` (`AccountView`); a file at 1 gets it at the next open of the store.
+    static let version = 2
 
     /// The store's `sessions` as it stands since `Migrations.settings`, without the foreign key (the
     /// accounts are in the other file; the statements that end an account end its sessions).
@@ -34,6 +35,8 @@ enum SessionFile {
         CREATE UNIQUE INDEX IF NOT EXISTS sessions_public_id ON sessions(session_id);
         CREATE INDEX IF NOT EXISTS sessions_account ON sessions(account_id);
         CREATE INDEX IF NOT EXISTS sessions_expiry ON sessions(expires_at);
+        CREATE TABLE IF NOT EXISTS account_views (account_id TEXT PRIMARY KEY,email TEXT,\
+        email_verified INTEGER NOT NULL,providers TEXT NOT NULL) STRICT,WITHOUT ROWID;
         """
 
     static let columns = "token_hash, session_id, account_id, device_name, created_at, last_used_at, expires_at, signed_in_at"
@@ -50,6 +53,9 @@ enum SessionFile {
         defer { sessions.close() }
         try sessions.transaction { () throws(FrontdoorError) in
             try sessions.executeScript(schema)
+            // The views are the store's, and this store may be another (a snapshot put back) or
+            // changed by a migration that no view saw: each is built again when first asked for.
+            try sessions.run("DELETE FROM account_views")
             let inStore = try store.query("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'sessions'")
             guard inStore.first?.int(0) == 1 else { return }
             // The store's own table is the truth until it is dropped: the file is not filled before.
@@ -68,7 +74,7 @@ enum SessionFile {
         let sessions = try SQLiteDatabase(sessionFileOf: storePath, busyTimeoutMillis: busyTimeoutMillis)
         defer { sessions.close() }
         try sessions.transaction { () throws(FrontdoorError) in
-            guard try sessions.userVersion() == 0 else { return }
+            guard try sessions.userVersion() < version else { return }
             try sessions.executeScript(schema)
             try sessions.executeScript("PRAGMA user_version = \(version)")
         }

@@ -33,6 +33,17 @@ enum TestHooks {
         #endif
     }
 
+    /// A change to what an account view shows, made outside a transaction (`AccountView`): a
+    /// test's own set-up may make one, an endpoint must not. Under `FRONTDOOR_TEST_STRICT_VIEWS`
+    /// (the endpoint tests' processes) the process stops.
+    static func viewChangeOutsideTransaction() {
+        #if DEBUG
+        if getenv("FRONTDOOR_TEST_STRICT_VIEWS") != nil {
+            fatalError("a change to what an account view shows, outside a transaction")
+        }
+        #endif
+    }
+
     /// The time the rate limits' windows count in: `now`, or `FRONTDOOR_TEST_LIMITS_NOW` (Unix
     /// seconds) when a test sets it, so that a test's count never straddles a window's edge
     /// whenever it runs, and a test that waits a window out moves this clock instead of sleeping.
