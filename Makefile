@@ -148,8 +148,12 @@ release-flags:
 #                            when none is named (postgresUrl requires deletion.auditKeyFile)
 #   AppleRelayCleanupTests/theCachedAccessTokenIsSealedUnderTheServerKey   the file's bytes
 #   SelfCheckTests/aClosedDoorIsReportedAndTheStoreIsNotOpened   the door a restore of the file closes
+#   AccountViewCheckTests/…   the session file's account views (PostgreSQL answers in one statement)
 SQLITE_PASS_ONLY := WALStressTests BackupTests RestoreTests RestoreSecurityTests StoreOwnershipTests \
     SessionFileTests CheckSchemaCostTests \
+    AccountViewCheckTests/thePhonesCheckReadsTheSessionFileAloneOnceItHasTheView \
+    AccountViewCheckTests/aChangeKilledBetweenItsCommitsLeavesTheStoresTruth \
+    AccountViewCheckTests/aViewIsNeverBuiltFromWhatAWriterIsChanging AccountViewCheckTests/aWriterAfterABuildTakesTheViewAway \
     SecurityReviewTests/aDeletionAnswersWhileAReaderHoldsTheWALAndCheckpointsOnceItIsGone \
     SecurityReviewTests/aCheckpointReadersKeptFromFinishingIsPaidByTheNextRequest \
     SessionCheckTests/withinTheIntervalACheckWritesNothing SessionCheckTests/aSessionWithoutItsAccountIs401 \

@@ -6,8 +6,9 @@ import Shared
 import Testing
 
 /// The phone's check on SQLite reads the session file alone: the session and the account's view
-/// (`AccountView`). Its answer is the store's after every change; a change killed between its
-/// two commits leaves the store's truth; a check never builds a view from what a writer is changing.
+/// (`AccountView`). Its answer is the store's after every change (on both engines); a change
+/// killed between its two commits leaves the store's truth; a check never builds a view from what
+/// a writer is changing.
 @Suite struct AccountViewCheckTests {
     static func providers(_ answer: CGIAnswer) -> [String] {
         answer.body["providers"]?.arrayValue?.compactMap(\.stringValue) ?? []
@@ -50,7 +51,7 @@ import Testing
         #expect(try w.account("unlink", [("provider", "google")], as: ada).status == 200)
         #expect(Self.providers(try answered()) == ["password"])
         #expect(try w.account("update", [("name", "Ada")], as: ada).status == 200)
-        #expect(try viewRows(h, ada.accountId) == 1, "a name is not in the view")
+        if h.postgres == nil { #expect(try viewRows(h, ada.accountId) == 1, "a name is not in the view") }
         let last = try answered()
         #expect(Self.providers(last) == ["password"] && last.body["email"] == "view-ada@gmail.com")
     }
