@@ -34,6 +34,14 @@ import Testing
         #expect(try views(db) == ["a1", "a2"])
     }
 
+    /// Both accounts' views built, then `change` in a transaction of its own: the views left.
+    private func viewsLeft(after change: String, _ dir: StoreTempDirectory) throws -> (Database, [String]) {
+        let db = try seeded(dir)
+        try buildBoth(db)
+        try db.transaction { () throws(FrontdoorError) in try db.run(change) }
+        return (db, try views(db))
+    }
+
     @Test func aViewIsTheStoresAnswer() throws {
         try withStoreDirectory { dir in
             let db = try seeded(dir)
@@ -66,10 +74,7 @@ import Testing
     ])
     func aChangeToWhatItShowsTakesTheViewAway(_ change: String) throws {
         try withStoreDirectory { dir in
-            let db = try seeded(dir)
-            try buildBoth(db)
-            try db.transaction { () throws(FrontdoorError) in try db.run(change) }
-            let left = try views(db)
+            let (db, left) = try viewsLeft(after: change, dir)
             #expect(!left.contains("a1"), "\(change)")
             // Moving an identity to a2 changes a2's view too.
             #expect(left == (change.contains("account_id = 'a2'") ? [] : ["a2"]), "\(change)")
@@ -89,10 +94,8 @@ import Testing
     ])
     func otherChangesKeepIt(_ change: String) throws {
         try withStoreDirectory { dir in
-            let db = try seeded(dir)
-            try buildBoth(db)
-            try db.transaction { () throws(FrontdoorError) in try db.run(change) }
-            #expect(try views(db) == ["a1", "a2"], "\(change)")
+            let left = try viewsLeft(after: change, dir).1
+            #expect(left == ["a1", "a2"], "\(change)")
         }
     }
 
