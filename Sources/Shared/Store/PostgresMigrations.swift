@@ -126,14 +126,14 @@ enum PostgresMigrations {
         [],
         // 21, `Migrations.sessionFile`: SQLite's sessions move to a file of their own; here they stay.
         [],
-        // 22, `Migrations.sessionCheckFunction`: the phone's session check (`LiveSession.readWhole`).
+        // 22, `Migrations.sessionCheckFunction`: every session check and look-up (`LiveSession.readWhole`).
         [sessionCheckFunction],
     ]
 
-    /// The whole session check's statement as a PL/pgSQL function. A statement sent through
-    /// pgbouncer's transaction pooling is parsed and planned at every request (no prepared
-    /// statement outlives the transaction in pgbouncer 1.18); a function's statements are planned
-    /// once per server connection and the plan kept. pgbench, one client, the statement sent
+    /// The session check's statement as a PL/pgSQL function, whole (nginx's check takes it too).
+    /// A statement sent through pgbouncer's transaction pooling is parsed and planned at every
+    /// request (no prepared statement outlives the transaction in pgbouncer 1.18); a function's
+    /// statements are planned once per server connection and the plan kept. pgbench, one client, the statement sent
     /// unprepared as frontdoor sends it: 0.155 ms a call as a statement, 0.048 ms as this function
     /// (a look-up of the session alone: 0.037 ms). Invoker's rights; every column qualified, so
     /// the output columns never shadow the tables'.
