@@ -127,7 +127,9 @@ struct LiveSession {
     static func read(
         _ db: Database, tokenHash: [UInt8], now: UnixTime, whole: Bool
     ) throws(FrontdoorError) -> LiveSession? {
-        if whole && db.isPostgres { return try readWhole(db, tokenHash: tokenHash, now: now) }
+        // PostgreSQL's function answers both: its plan is kept, where this file's statement would be
+        // planned at every request, and the body's two subqueries cost less than that planning.
+        if db.isPostgres { return try readWhole(db, tokenHash: tokenHash, now: now) }
         // The session file alone has no accounts: none of a deleted or disabled account is there,
         // since ending an account ends its sessions first (`SessionFile`).
         let sessions = db.isSessionFileOnly
@@ -157,23 +159,11 @@ struct LiveSession {
         return session
     }
 
-    /// The whole answer on PostgreSQL in one statement: each statement there is a round trip
-    /// through pgbouncer, which costs more than the join's planning (SQLite's side is the other
-    /// way round). Provider names are words, so a space joins them. The passkeys as an EXISTS
-    /// beside the identities' aggregate, not a UNION under it: PostgreSQL plans and runs that in
-    /// 0.15 ms against 0.19 (warm, `EXPLAIN ANALYZE`), and it plans it at every request (no
-    /// statement outlives pgbouncer's transaction).
+    /// The answer on PostgreSQL (whole or not) in one statement: each statement there is a round trip
+    /// through pgbouncer. The statement is a function's (`PostgresMigrations.sessionCheckFunction`),
+    /// whose plan the server connection keeps. Provider names are words, so a space joins them.
     private static func readWhole(_ db: Database, tokenHash: [UInt8], now: UnixTime) throws(FrontdoorError) -> LiveSession? {
-        let rows = try db.query(
-            """
-            SELECT s.account_id, s.session_id, s.created_at, s.last_used_at, s.expires_at,
-              a.email, a.email_verified, a.password_hash IS NOT NULL,
-              (SELECT string_agg(provider, ' ' ORDER BY provider) FROM identities WHERE account_id = s.account_id),
-              EXISTS (SELECT 1 FROM passkeys WHERE account_id = s.account_id)
-            FROM sessions s JOIN accounts a ON a.id = s.account_id
-            WHERE s.token_hash = ? AND s.expires_at > ? AND a.disabled_at IS NULL
-            """,
-            [.blob(tokenHash), .integer(now)])
+        let rows = try db.query("SELECT * FROM frontdoor_session_check(?, ?)", [.blob(tokenHash), .integer(now)])
         guard let row = rows.first, let accountId = row.text(0), let sessionId = row.text(1),
             let createdAt = row.int(2), let lastUsedAt = row.int(3), let expiresAt = row.int(4)
         else { return nil }

@@ -5,7 +5,7 @@ enum Migrations {
         v1, v2, emailCodesAndLimits, accountDeletion, keyedRateLimits, reviewFixes, slidingSessions, relayWindow,
         eventOutbox, sealedUnderServerKey, outboxHeads, domainKeys, disabledAccounts,
         providerEvents, ephemeralKinds, passkeys, passkeySessions, settings, securityVersions, sealedSecrets,
-        sessionFile,
+        sessionFile, sessionCheckFunction,
     ]
 
     /// The version from which the sessions live in their own file (`SessionFile`).
@@ -453,5 +453,11 @@ enum Migrations {
     /// and drops the store's table, in the migration's transaction.
     static let sessionFile = """
         -- issue 35: sessions moved to <store>-sessions (SessionFile, in Swift)
+        """
+
+    /// Issue 35: PostgreSQL's whole session check becomes a function there (`PostgresMigrations`),
+    /// whose plan each server connection keeps; SQLite has nothing to do.
+    static let sessionCheckFunction = """
+        -- issue 35: the session check's function on PostgreSQL (PostgresMigrations); nothing on SQLite
         """
 }
