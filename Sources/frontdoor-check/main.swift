@@ -173,6 +173,7 @@ if prune {
             for (table, count) in removed { total[table, default: 0] += count }
             if removed.allSatisfy({ $0.1 == 0 }) { break }
         }
+        total["account_views"] = try db.transaction { () throws(FrontdoorError) in try Housekeeping.pruneViews(db) }
         if Database.isCheckpointOwed(config.databasePath) { db.payOwedCheckpoint() } else { try? db.checkpoint() }
         print("✓ pruned expired rows: " + total.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         exit(0)

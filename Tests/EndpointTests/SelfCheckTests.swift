@@ -146,17 +146,25 @@ import Testing
         #expect(result.stdoutText.contains("✗ config \(h.configPath): config: databasePath: must be a non-empty string"))
     }
 
+    /// And on SQLite the views of the accounts those sessions were the last of (`AccountView`).
     @Test func pruneRemovesOnlyExpiredRows() throws {
         let h = try Harness()
-        for i in 0..<3 { #expect(try h.signInGoogle(try h.google.token(sub: "g-prune-\(i)")).status == 200) }
+        let people = try (0..<3).map { i in try h.signedIn("g-prune-\(i)") }
+        for me in people { #expect(try h.check(me.bearer).status == 200) }
         try h.database().run(
-            "UPDATE sessions SET expires_at = ? WHERE token_hash IN (SELECT token_hash FROM sessions LIMIT 2)",
-            [.integer(Clock.now() - 10)])
+            "UPDATE sessions SET expires_at = ? WHERE account_id IN (?, ?)",
+            [.integer(Clock.now() - 10), .text(people[0].accountId), .text(people[1].accountId)])
         let result = try check(h, ["--prune"])
         #expect(result.exitStatus == 0)
+        let views = h.postgres == nil ? 2 : 0
         #expect(result.stdoutText.contains(
-            "✓ pruned expired rows: apple_revocations 0, apple_revocations expired 0, email_tickets 0, ephemeral 0, sessions 2, tickets 0"))
+            "✓ pruned expired rows: account_views \(views), apple_revocations 0, apple_revocations expired 0, "
+                + "email_tickets 0, ephemeral 0, sessions 2, tickets 0"), "\(result.stdoutText)")
         #expect(try h.count("sessions") == 1)
+        if h.postgres == nil {
+            let kept = try h.database().query("SELECT account_id FROM main.account_views").compactMap { $0.text(0) }
+            #expect(kept == [people[2].accountId])
+        }
     }
 
     @Test func usageErrorsExitTwo() throws {
