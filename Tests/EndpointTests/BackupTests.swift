@@ -72,9 +72,9 @@ import Testing
         #expect(Files.exists(dir + "/notes.txt"))
     }
 
-    /// Killed after `VACUUM INTO` and after the check and sync: no file under a backup's name; the
-    /// next backup removes what the killed one left and succeeds.
-    @Test(arguments: ["backup-vacuumed", "backup-checked"])
+    /// Killed after `VACUUM INTO`, after the check and sync, and with its `.mac` made: no file
+    /// under a backup's name; the next backup removes what the killed one left and succeeds.
+    @Test(arguments: ["backup-vacuumed", "backup-checked", "backup-sealed"])
     func aKilledBackupLeavesNoFileUnderTheFinalName(_ point: String) throws {
         let h = try Harness()
         let me = try h.signedIn("g-killed-backup")
@@ -90,6 +90,37 @@ import Testing
         let name = Files.name(of: try #require(run.json["path"]?.stringValue))
         #expect(try Files.list(dir).sorted() == [name, name + ".mac"])
         #expect(try h.check(me.bearer).status == 200)
+    }
+
+    /// Killed between its `.mac` taking the name and the snapshot's link: a `.mac` with no
+    /// snapshot, which a later backup leaves while it may be a live backup's (a minute) and
+    /// removes after; the backup made before is untouched.
+    @Test func aBackupKilledBetweenItsTwoNamesLeavesOnlyItsMac() throws {
+        let h = try Harness()
+        let me = try h.signedIn("g-killed-named")
+        let dir = h.dir + "/backups"
+        mkdir(dir, 0o700)
+        let before = try h.admin(["backup", dir])
+        #expect(before.status == 0, "\(before.stdout)")
+        let kept = Files.name(of: try #require(before.json["path"]?.stringValue))
+        let held = try h.startAdmin(["backup", dir], holdAt: "backup-mac-placed")
+        try held.waitUntilHeld()
+        #expect(held.kill() == 128 + SIGKILL)
+        let left = try Self.backups(in: dir).filter { $0 != kept && $0 != kept + ".mac" }
+        #expect(left.count == 1 && left.allSatisfy { $0.hasSuffix(".sqlite3.mac") }, "\(left)")
+        let orphan = dir + "/" + (left.first ?? "")
+        #expect(try h.check(me.bearer).status == 200)
+
+        let young = try h.admin(["backup", dir])
+        #expect(young.status == 0)
+        #expect(Files.exists(orphan), "a minute-young .mac may be a live backup's")
+        var old = [timeval(tv_sec: Int(Clock.now() - 120), tv_usec: 0), timeval(tv_sec: Int(Clock.now() - 120), tv_usec: 0)]
+        #expect(utimes(orphan, &old) == 0)
+        let later = try h.admin(["backup", dir])
+        #expect(later.status == 0)
+        #expect(!Files.exists(orphan))
+        let made = try [young, later].map { Files.name(of: try #require($0.json["path"]?.stringValue)) }
+        #expect(try Files.list(dir).sorted() == ([kept] + made).flatMap { [$0, $0 + ".mac"] }.sorted())
     }
 
     /// The door stays open: a backup finishes while a sign-in holds the store's write lock, and

@@ -6,7 +6,7 @@ import Glibc
 /// without stopping the door. `VACUUM INTO` reads the store in one read transaction, which WAL
 /// lets writers go on beside (the online backup API would restart at each of their commits). It
 /// writes a temporary name in DIR, which is checked, synced and only then renamed, so a backup
-/// killed at any point leaves no file under a backup's name; the next backup removes its remains.
+/// killed at any point leaves no snapshot under a backup's name; the next backup removes its remains.
 /// Beside it goes `<name>.mac`, its MAC under the server key (`BackupSeal`), which `restore` checks.
 /// On SQLite the sessions live in their own file (`SessionFile`): the backup is still one file,
 /// the store's snapshot with the session file's copied in after it (`addSessions`).
@@ -47,9 +47,13 @@ enum Backup {
             try check(temporary, takenAt: takenAt)
             try Files.sync(temporary)
             TestHooks.pause("backup-checked")
+            // Its proof of origin (`BackupSeal`), made before the snapshot takes its name and put in
+            // place first, so no snapshot is ever under a backup's name without it.
+            try BackupSeal.write(
+                for: temporary, to: temporary + BackupSeal.suffix,
+                key: BackupSeal.key(serverKey: try DeletionAudit.key(config: session.config)))
+            TestHooks.pause("backup-sealed")
             let path = try place(temporary, in: directory, takenAt: takenAt)
-            // Its proof of origin (`BackupSeal`); a backup killed before it has none, and is refused.
-            try BackupSeal.write(for: path, key: BackupSeal.key(serverKey: try DeletionAudit.key(config: session.config)))
             try Files.syncDirectory(directory)
             let removed = try keep.map { try prune(directory, keep: $0) } ?? []
             return .object([
@@ -58,6 +62,7 @@ enum Backup {
             ])
         } catch {
             unlink(temporary)
+            unlink(temporary + BackupSeal.suffix)
             unlink(temporary + "-journal")
             unlink(sessions)
             unlink(sessions + "-journal")
@@ -96,19 +101,30 @@ enum Backup {
 
     /// Links the checked file in under its name (a later backup in the same second gets `.1`,
     /// `.2`, …, past every one there: nothing is replaced, and names sort as the backups were
-    /// taken), then drops the temporary name.
+    /// taken), its `.mac` first: that link takes the name, and a backup killed between the two
+    /// leaves only a `.mac` with no snapshot, which no restore reads and the next backup removes.
+    /// Then drops the temporary names.
     static func place(_ temporary: String, in directory: String, takenAt: UnixTime) throws -> String {
         let time = stamp(takenAt)
         let base = directory + "/" + prefix + time
         let taken = try Files.list(directory).compactMap(order).filter { $0.0 == time }.map(\.1)
         let first = taken.max().map { $0 + 1 } ?? 0
+        let sealTemporary = temporary + BackupSeal.suffix
         for n in first..<(first + 100) {
             let path = base + (n == 0 ? "" : ".\(n)") + suffix
+            guard link(sealTemporary, path + BackupSeal.suffix) == 0 else {
+                guard errno == EEXIST else { throw AdminError(.failed, "Cannot name the backup \(path) (errno \(errno)).") }
+                continue
+            }
+            TestHooks.pause("backup-mac-placed")
             if link(temporary, path) == 0 {
                 unlink(temporary)
+                unlink(sealTemporary)
                 return path
             }
-            guard errno == EEXIST else { throw AdminError(.failed, "Cannot name the backup \(path) (errno \(errno)).") }
+            let code = errno
+            unlink(path + BackupSeal.suffix)
+            guard code == EEXIST else { throw AdminError(.failed, "Cannot name the backup \(path) (errno \(code)).") }
         }
         throw AdminError(.failed, "Too many backups named \(base)….")
     }
@@ -142,12 +158,23 @@ enum Backup {
         return old
     }
 
-    /// What killed backups left: temporary files whose process is gone.
+    /// What killed backups left: temporary files whose process is gone, and a `.mac` whose
+    /// snapshot never took its name (older than a minute: a live backup links the snapshot
+    /// right after it).
     static func removeRemains(in directory: String) {
-        for name in (try? Files.list(directory)) ?? [] where name.hasPrefix("." + prefix) {
+        let names = (try? Files.list(directory)) ?? []
+        for name in names where name.hasPrefix("." + prefix) {
             guard let mark = name.split(separator: ".").last(where: { $0.hasPrefix("partial-") }) else { continue }
             let digits = mark.dropFirst("partial-".count).prefix { $0.isNumber }
             guard let pid = Int32(digits), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            unlink(directory + "/" + name)
+        }
+        let present = Set(names)
+        for name in names where name.hasSuffix(suffix + BackupSeal.suffix) {
+            let snapshot = String(name.dropLast(BackupSeal.suffix.count))
+            guard order(snapshot) != nil, !present.contains(snapshot) else { continue }
+            var info = stat()
+            guard stat(directory + "/" + name, &info) == 0, Int64(info.st_mtim.tv_sec) < Clock.now() - 60 else { continue }
             unlink(directory + "/" + name)
         }
     }

@@ -25,11 +25,12 @@ enum BackupSeal {
         return HMACSHA256.mac(key: key, message: Array("frontdoor backup v1\n".utf8) + digest)
     }
 
-    /// Writes `<path>.mac` (0600, whole or not at all) and syncs it; the caller syncs the folder.
-    static func write(for path: String, key: [UInt8]) throws {
+    /// Writes the MAC of the file at `path` to `macPath` (0600, whole or not at all) and syncs it;
+    /// the caller syncs the folder.
+    static func write(for path: String, to macPath: String, key: [UInt8]) throws {
         let text = Array((Hex.encode(try mac(of: path, key: key)) + "\n").utf8)
-        try Files.replace(path + suffix, with: text, mode: 0o600)
-        try Files.sync(path + suffix)
+        try Files.replace(macPath, with: text, mode: 0o600)
+        try Files.sync(macPath)
     }
 
     /// Refuses (69, before anything changes) a snapshot whose MAC file is missing or does not
