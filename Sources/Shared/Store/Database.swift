@@ -109,9 +109,20 @@ public final class Database {
     /// from a newer version of the code is refused. `boxPath` is the stem of this box's files.
     /// `checkSchemaWithFirstStatement`: all that happens with the first statement instead (its
     /// error then), a first plain SELECT in the same round trip as the version read.
-    public init(
+    public convenience init(
         postgres url: PostgresURL, boxPath: String, timeoutSeconds: Double = 10, durability: Durability = .powerCutSafe,
         checkSchemaWithFirstStatement: Bool = false, serverKey: (() throws(FrontdoorError) -> [UInt8])? = nil
+    ) throws(FrontdoorError) {
+        try self.init(
+            postgres: url, boxPath: boxPath, timeoutSeconds: timeoutSeconds, durability: durability,
+            checkSchemaWithFirstStatement: checkSchemaWithFirstStatement, upTo: Self.schemaVersion, serverKey: serverKey)
+    }
+
+    /// As above, bringing the schema only `upTo` an older version: for tests of the migrations.
+    init(
+        postgres url: PostgresURL, boxPath: String, timeoutSeconds: Double = 10, durability: Durability = .powerCutSafe,
+        checkSchemaWithFirstStatement: Bool = false, upTo target: Int,
+        serverKey: (() throws(FrontdoorError) -> [UInt8])? = nil
     ) throws(FrontdoorError) {
         path = boxPath
         ledgerPath = LedgerFile.beside(boxPath)
@@ -119,7 +130,7 @@ public final class Database {
         engine = .postgres(
             try PostgresDatabase(
                 url: url, timeoutSeconds: timeoutSeconds, durability: durability,
-                checkSchemaWithFirstStatement: checkSchemaWithFirstStatement, serverKey: serverKey))
+                checkSchemaWithFirstStatement: checkSchemaWithFirstStatement, serverKey: serverKey, upTo: target))
     }
 
     /// The store the config names: `postgresUrl` when it is set, else the SQLite file.

@@ -37,12 +37,15 @@ final class PostgresDatabase {
     /// round trip fewer for a process that lives one request).
     /// For a migration that seals (`Migrations.sealSecrets`); nil for a store opened without its config.
     let serverKey: Migrations.ServerKey?
+    /// The version a migration stops at: this code's, or an older one for tests of the migrations.
+    let target: Int
 
     init(
         url: PostgresURL, timeoutSeconds: Double, durability: Database.Durability, checkSchemaWithFirstStatement: Bool = false,
-        serverKey: Migrations.ServerKey? = nil
+        serverKey: Migrations.ServerKey? = nil, upTo target: Int = PostgresMigrations.currentVersion
     ) throws(FrontdoorError) {
         self.serverKey = serverKey
+        self.target = target
         do {
             connection = try PostgresConnection(url, timeoutSeconds: timeoutSeconds)
         } catch {
@@ -73,7 +76,7 @@ final class PostgresDatabase {
         } catch {
             throw error.frontdoorError
         }
-        guard try PostgresMigrations.version(answers.0) == PostgresMigrations.currentVersion else {
+        guard try PostgresMigrations.version(answers.0) == target else {
             try checkSchema()
             return nil
         }
