@@ -107,6 +107,20 @@ import Testing
         #expect(try Config.parse(broken, scope: .sessionCheck).kitSection == nil)
     }
 
+    /// Nor does any request's program (`Scope.request`): only `frontdoor-check` turns the section
+    /// into the page's files, and it refuses the mistake. The providers are read as before.
+    @Test func aRequestDoesNotReadTheKitSection() throws {
+        let broken = Array(("{" + Self.base + "," + Self.google + #","kit":{"providers":{"ios":["apple","google"]}}}"#).utf8)
+        #expect(throws: ConfigError.self) { try Config.parse(broken) }
+        let config = try Config.parse(broken, scope: .request)
+        #expect(config.kitSection == nil && config.google != nil)
+        let unparsable = Array(("{" + Self.base + #","kit":{"providers":}}"#).utf8)
+        #expect(throws: ConfigError.self, "the skim still checks its syntax") { try Config.parse(unparsable, scope: .request) }
+        let good = Array(("{" + Self.base + "," + Self.google + #","kit":{"providers":{"ios":["google"]}}}"#).utf8)
+        #expect(try Config.parse(good).kitSection != nil)
+        #expect(try Config.parse(good, scope: .request).kitSection == nil)
+    }
+
     @Test func webOriginsMustFitTheRPID() throws {
         func passkeys(_ origins: String) -> String {
             #""passkeys":{"rpId":"example.com","webOrigins":["# + origins + "]}"

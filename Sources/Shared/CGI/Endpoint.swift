@@ -14,7 +14,7 @@ public enum Endpoint {
     /// POST whose body the handler reads itself from `request.body` (a provider's, in its own format).
     public static func main(
         name: String, bodyOptional: Bool = false, readsBody: Bool = true, rawBody: Bool = false,
-        precheck: (CGIRequest) throws(FrontdoorError) -> Void = { _ in }, configScope: Config.Scope = .everything,
+        precheck: (CGIRequest) throws(FrontdoorError) -> Void = { _ in }, configScope: Config.Scope = .request,
         durability: Database.Durability = .powerCutSafe, housekeeping: Bool = true,
         handler: (RequestContext) throws(FrontdoorError) -> CGIResponse
     ) -> Never {
@@ -111,7 +111,7 @@ public enum Endpoint {
 
     static func answer(
         name: String, environment: CGIEnvironment, bodyOptional: Bool, readsBody: Bool = true, rawBody: Bool = false,
-        precheck: (CGIRequest) throws(FrontdoorError) -> Void = { _ in }, configScope: Config.Scope = .everything,
+        precheck: (CGIRequest) throws(FrontdoorError) -> Void = { _ in }, configScope: Config.Scope = .request,
         durability: Database.Durability = .powerCutSafe,
         handler: (RequestContext) throws(FrontdoorError) -> CGIResponse
     ) -> Outcome {

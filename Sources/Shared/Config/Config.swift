@@ -190,8 +190,12 @@ public struct Config: Sendable {
 
     /// How much of the file a program reads.
     public enum Scope: Sendable {
-        /// Every section, validated (every endpoint but the check, and `frontdoor-check`).
+        /// Every section, validated (`frontdoor-check`, `frontdoor-admin`).
         case everything
+        /// What a request's program reads: every section but `kit`, which only `frontdoor-check`
+        /// reads, to write the page's files (`--print-kit-files`); a request skims it as the
+        /// check skims the providers. It cost a sign-in 0.25 M instructions of its 2.85 M.
+        case request
         /// What the session check uses: the top-level settings, `sessions` and `events` (a check
         /// carries events that are due, as every request does). The other sections are only
         /// named, not read: the check calls no provider and sends no mail, so none of their
@@ -249,7 +253,12 @@ public struct Config: Sendable {
     public static func parse(_ bytes: [UInt8], scope: Scope = .everything) throws(ConfigError) -> Config {
         let json: JSONValue
         do {
-            json = try JSONParser.parse(bytes, skimming: scope == .sessionCheck ? sectionsSkimmedByTheCheck : [])
+            let skimmed: [String] = switch scope {
+            case .everything: []
+            case .request: ["kit"]
+            case .sessionCheck: sectionsSkimmedByTheCheck
+            }
+            json = try JSONParser.parse(bytes, skimming: skimmed)
         } catch {
             throw ConfigError(key: "(file)", reason: "is not valid JSON (\(error))")
         }
@@ -269,7 +278,10 @@ public struct Config: Sendable {
         )
         config.sessions = try sessionPolicy(&top, lifetime: config.sessionLifetimeSeconds)
         switch scope {
-        case .everything: try readServices(&top, into: &config)
+        case .everything: try readServices(&top, into: &config, kit: true)
+        case .request:
+            try readServices(&top, into: &config, kit: false)
+            top.skip("kit")
         case .sessionCheck: for name in sectionsBeyondTheCheck { top.skip(name) }
         }
         if var r = try top.section("events") {
@@ -279,7 +291,7 @@ public struct Config: Sendable {
         }
         try top.rejectUnknown()
         config.postgresStore = store.postgres
-        if store.postgres != nil, scope == .everything, config.deletion.auditKeyFile == nil {
+        if store.postgres != nil, scope != .sessionCheck, config.deletion.auditKeyFile == nil {
             // The server key made beside a SQLite file would be a different one on every box:
             // rate limits, sealed rows and audit hashes must agree across them.
             throw ConfigError(key: "deletion.auditKeyFile", reason: "is required with postgresUrl (the same file on every box)")
@@ -315,7 +327,7 @@ public struct Config: Sendable {
     }
 
     /// Every section but `sessions` and `events`: the providers, mail, limits and the rest.
-    private static func readServices(_ top: inout ConfigReader, into config: inout Config) throws(ConfigError) {
+    private static func readServices(_ top: inout ConfigReader, into config: inout Config, kit: Bool) throws(ConfigError) {
         if var r = try top.section("http") {
             config.http.connectTimeoutSeconds = try r.seconds("connectTimeoutSeconds", default: 3, range: 0.1...60)
             config.http.totalTimeoutSeconds = try r.seconds("totalTimeoutSeconds", default: 5, range: 0.1...120)
@@ -466,7 +478,7 @@ public struct Config: Sendable {
         if var r = try top.section("passkeys") {
             config.passkeys = try Passkeys.read(&r)
         }
-        if var r = try top.section("kit") {
+        if kit, var r = try top.section("kit") {
             config.kitSection = try Kit.read(&r, google: config.google, apple: config.apple)
         }
         if config.apple != nil, config.apple?.mode == .relay, config.firebase == nil {
