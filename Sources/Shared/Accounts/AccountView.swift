@@ -49,6 +49,14 @@ struct AccountView: Equatable {
         return AccountView(email: account.text(0), emailVerified: account.int(1) == 1, providers: providers)
     }
 
+    /// Deletes the views of accounts left with no session, signed out or expired: copies of the
+    /// store's rows that no check reads again (a new session's first check builds one). Returns
+    /// how many went; PostgreSQL keeps no views.
+    static func pruneOrphans(_ db: Database) throws(FrontdoorError) -> Int {
+        guard !db.isPostgres else { return 0 }
+        return try db.run("DELETE FROM account_views WHERE account_id NOT IN (SELECT account_id FROM sessions)")
+    }
+
     /// Provider names are words, so a space joins them.
     static func words(_ text: String?) -> [String] {
         (text ?? "").split(separator: " ").map(String.init)

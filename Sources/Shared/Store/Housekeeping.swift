@@ -36,13 +36,10 @@ public enum Housekeeping {
         return removed
     }
 
-    /// Removes the views (`AccountView`) of accounts left with no session, signed out or expired:
-    /// copies of the store's rows that no check reads again (a new session's first check builds
-    /// one). It reads every view, so the operator's timer runs it (`frontdoor-check --prune`),
-    /// never a request. PostgreSQL keeps no views.
+    /// The views of accounts left with no session (`AccountView.pruneOrphans`): it reads every
+    /// view, so the operator's timer runs it (`frontdoor-check --prune`), never a request.
     public static func pruneViews(_ db: Database) throws(FrontdoorError) -> Int {
-        guard !db.isPostgres else { return 0 }
-        return try db.run("DELETE FROM account_views WHERE account_id NOT IN (SELECT account_id FROM sessions)")
+        try AccountView.pruneOrphans(db)
     }
 
     /// About one request in sixteen does the pruning, so its cost is spread thin.
