@@ -133,10 +133,10 @@ enum PostgresMigrations {
     /// The session check's statement as a PL/pgSQL function, whole (nginx's check takes it too).
     /// A statement sent through pgbouncer's transaction pooling is parsed and planned at every
     /// request (no prepared statement outlives the transaction in pgbouncer 1.18); a function's
-    /// statements are planned once per server connection and the plan kept. pgbench, one client, the statement sent
-    /// unprepared as frontdoor sends it: 0.155 ms a call as a statement, 0.048 ms as this function
-    /// (a look-up of the session alone: 0.037 ms). Invoker's rights; every column qualified, so
-    /// the output columns never shadow the tables'.
+    /// statements are planned once per server connection and the plan kept. pgbench, one client,
+    /// the statement sent unprepared as frontdoor sends it: 0.155 ms a call as a statement, 0.048 ms
+    /// as this function (a look-up of the session alone: 0.037 ms). Invoker's rights; every column
+    /// qualified, so the output columns never shadow the tables'.
     static let sessionCheckFunction = """
         CREATE FUNCTION frontdoor_session_check(token_hash bytea, at bigint)
         RETURNS TABLE (s_account_id text, s_session_id text, s_created_at bigint, s_last_used_at bigint,
