@@ -114,7 +114,8 @@ import Testing
         let young = try h.admin(["backup", dir])
         #expect(young.status == 0)
         #expect(Files.exists(orphan), "a minute-young .mac may be a live backup's")
-        var old = [timeval(tv_sec: Int(Clock.now() - 120), tv_usec: 0), timeval(tv_sec: Int(Clock.now() - 120), tv_usec: 0)]
+        let twoMinutesAgo = timeval(tv_sec: Int(Clock.now() - 120), tv_usec: 0)
+        var old = [twoMinutesAgo, twoMinutesAgo]
         #expect(utimes(orphan, &old) == 0)
         let later = try h.admin(["backup", dir])
         #expect(later.status == 0)

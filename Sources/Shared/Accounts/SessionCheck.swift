@@ -129,7 +129,7 @@ struct LiveSession {
     ) throws(FrontdoorError) -> LiveSession? {
         // PostgreSQL's function answers both: its plan is kept, where this file's statement would be
         // planned at every request, and the body's two subqueries cost less than that planning.
-        if db.isPostgres { return try readWhole(db, tokenHash: tokenHash, now: now) }
+        if db.isPostgres { return try readOnPostgres(db, tokenHash: tokenHash, now: now) }
         // The session file alone has no accounts: none of a deleted or disabled account is there,
         // since ending an account ends its sessions first (`SessionFile`).
         let sessions = db.isSessionFileOnly
@@ -162,7 +162,7 @@ struct LiveSession {
     /// The answer on PostgreSQL (whole or not) in one statement: each statement there is a round trip
     /// through pgbouncer. The statement is a function's (`PostgresMigrations.sessionCheckFunction`),
     /// whose plan the server connection keeps. Provider names are words, so a space joins them.
-    private static func readWhole(_ db: Database, tokenHash: [UInt8], now: UnixTime) throws(FrontdoorError) -> LiveSession? {
+    private static func readOnPostgres(_ db: Database, tokenHash: [UInt8], now: UnixTime) throws(FrontdoorError) -> LiveSession? {
         let rows = try db.query("SELECT * FROM frontdoor_session_check(?, ?)", [.blob(tokenHash), .integer(now)])
         guard let row = rows.first, let accountId = row.text(0), let sessionId = row.text(1),
             let createdAt = row.int(2), let lastUsedAt = row.int(3), let expiresAt = row.int(4)

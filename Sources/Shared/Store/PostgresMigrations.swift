@@ -126,7 +126,7 @@ enum PostgresMigrations {
         [],
         // 21, `Migrations.sessionFile`: SQLite's sessions move to a file of their own; here they stay.
         [],
-        // 22, `Migrations.sessionCheckFunction`: every session check and look-up (`LiveSession.readWhole`).
+        // 22, `Migrations.sessionCheckFunction`: every session check and look-up (`LiveSession.readOnPostgres`).
         [sessionCheckFunction],
     ]
 
