@@ -134,12 +134,22 @@ import Glibc
         let password = Hex.encode(try SecureRandom.bytes(12)) + "'\\ x"
         TestLogs.register(password)
         let literal = password.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''")
+        // The cases run at once, and every GRANT or REVOKE on the database rewrites its one
+        // catalog row: two at once fail with "tuple concurrently updated". One at a time.
+        let catalogRow: SQLValue = .integer(0x6672_6470_7764)
         try admin.begin()
+        try admin.run("SELECT pg_advisory_xact_lock($1)", [catalogRow])
         if group == "frontdoor_md5" { try admin.run("SET LOCAL password_encryption = 'md5'") }
         try admin.run("CREATE ROLE \(role) LOGIN PASSWORD '\(literal)' IN ROLE \(group)")
         try admin.run("GRANT CONNECT ON DATABASE frontdoor TO \(role)")
         try admin.commit()
-        defer { _ = try? admin.run("DROP ROLE \(role)") }
+        defer {
+            try? admin.begin()
+            _ = try? admin.run("SELECT pg_advisory_xact_lock($1)", [catalogRow])
+            _ = try? admin.run("REVOKE CONNECT ON DATABASE frontdoor FROM \(role)")
+            _ = try? admin.run("DROP ROLE \(role)")
+            try? admin.commit()
+        }
         let stored = try admin.query("SELECT left(rolpassword, 5) FROM pg_authid WHERE rolname = $1", [.text(role)]).rows[0][0]
         // Stored as the method needs it: an MD5 hash for md5, a SCRAM verifier otherwise.
         #expect(stored.textValue?.hasPrefix(group == "frontdoor_md5" ? "md5" : "SCRAM") == true)
