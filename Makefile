@@ -4,12 +4,13 @@ SWIFT ?= swift
 VAR := $(CURDIR)/var
 PORT ?= 8080
 DEV_PORT ?= 8081
-# SQLite is built from Debian's source package by scripts/sqlite-deps (docs/sqlite.md): curl
+# SQLite and libcurl are built from Debian's source packages by scripts/sqlite-deps and scripts/curl-deps (docs/sqlite.md, docs/speed.md): curl
 # fetches it (and scripts/password-list's .deb; pip its wheels, python3 builds the list), gpgv and the keyring check unstable's index when the pin is gone, xz-utils and
 # patch unpack it, gcc and make build it. valgrind counts the session check's instructions
 # (CheckSchemaCostTests, scripts/request-cost).
-APT_PACKAGES := libssl-dev libcurl4-openssl-dev libsodium-dev pkg-config nginx fcgiwrap curl binutils python3 \
-    gcc make patch xz-utils gpgv debian-archive-keyring python3-venv chromium chromium-driver python3-pip valgrind
+APT_PACKAGES := libssl-dev libsodium-dev pkg-config nginx fcgiwrap curl binutils python3 \
+    gcc make patch xz-utils gpgv debian-archive-keyring python3-venv chromium chromium-driver python3-pip valgrind \
+    dnsmasq-base python3-aiosmtpd openssl
 # The servers the PostgreSQL tests start under a folder of their own (scripts/pg-stack): installed
 # without the cluster and the pgbouncer service Debian would otherwise create and start.
 PG_PACKAGES := postgresql pgbouncer
@@ -84,6 +85,7 @@ deps:
 	    fi; \
 	fi
 	@scripts/sqlite-deps
+	@scripts/curl-deps
 	@scripts/password-list
 
 build: deps kit-venv openapi-venv
@@ -195,6 +197,7 @@ test: build release
 	cat "$$pg/postgres.log" "$$pg/pgbouncer.log" >>$(LOG_DIR)/stderr.log 2>/dev/null; \
 	scripts/check-logs $(LOG_DIR) || status=1; \
 	tests/release-test.sh "$$release" || status=1; \
+	FRONTDOOR_PG_DIR="$$pg" tests/box-test.sh "$$release" || status=1; \
 	tests/sqlite-deps-test.sh || status=1; \
 	FRONTDOOR_RELEASE_BIN="$$release" "$$here/tests/install-test.sh" || status=1; \
 	echo "make test: $$(( $$(date +%s) - start )) s of tests"; exit $$status
@@ -208,6 +211,8 @@ test-postgres: build
 	    FRONTDOOR_LOG_DIR=$(LOG_DIR) FRONTDOOR_PG_DIR="$$pg" $(SWIFT) test --skip-build --filter '$(FILTER)' $(POSTGRES_PASS_SKIPS)
 
 # The development stack: a loopback identity provider on DEV_PORT, nginx + fcgiwrap on PORT.
+# BOX=yes (root): the release binaries in scripts/box instead, an IPv6-only namespace where every
+# outside service is reached by its real name over TLS, with the production config (docs/testing.md).
 # STORE=postgres: the store on a local PostgreSQL and pgbouncer under var/pg (scripts/pg-stack),
 # reached through pgbouncer as the stack's user; it prints how to point a second stack at it.
 STORE ?= sqlite
@@ -215,6 +220,7 @@ PG_VAR := $(VAR)/pg
 run: release stop
 	@mkdir -p $(VAR)
 	@bin="$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"; \
+	if [ "$(BOX)" = yes ]; then scripts/box run $(VAR)/box "$$bin"; exit $$?; fi; \
 	store=""; \
 	if [ "$(STORE)" = postgres ]; then \
 	    user=$$(id -un); if [ "$$(id -u)" = 0 ]; then \
@@ -247,6 +253,7 @@ run: release stop
 
 stop:
 	@scripts/dev-stack stop $(VAR)
+	@if [ -d $(VAR)/box/run ]; then scripts/box stop $(VAR)/box; fi
 	@if [ -f $(VAR)/dev-provider.pid ]; then kill $$(cat $(VAR)/dev-provider.pid) 2>/dev/null || true; \
 	    rm -f $(VAR)/dev-provider.pid; fi
 	@if [ -d $(PG_VAR) ]; then scripts/pg-stack stop $(PG_VAR); fi

@@ -8,6 +8,9 @@ let swiftSettings: [SwiftSetting] = [
 /// The SQLite archive `make deps` builds (scripts/sqlite-deps, docs/sqlite.md): a fixed version
 /// from Debian's source package, instead of Debian 12's libsqlite3.a, which has the WAL-reset bug.
 let sqliteArchive = Context.packageDirectory + "/.build/sqlite/current/lib/libsqlite3.a"
+/// libcurl as `make deps` builds it (scripts/curl-deps): static, so that a static program resolves
+/// names, starts threads and speaks TLS with its one C library (docs/speed.md).
+let curlArchive = Context.packageDirectory + "/.build/curl/current/lib/libcurl.a"
 
 let package = Package(
     name: "frontdoor",
@@ -25,8 +28,8 @@ let package = Package(
         .systemLibrary(name: "COpenSSL"),
         .systemLibrary(name: "CSQLite"),
         .systemLibrary(name: "CSystem"),
-        // libcurl's headers (libcurl4-openssl-dev) at build time; the library is dlopen()ed (loader.c).
-        .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl")]),
+        // The static libcurl of `make deps` (scripts/curl-deps): its header here, its archive below.
+        .systemLibrary(name: "CCurl"),
         // argv for the Swift runtime without its start-up read of /proc/self/maps (arguments.c).
         .target(name: "CStartup"),
         // libsodium-dev's headers; its archive is linked into Shared below, like libcrypto's.
@@ -40,7 +43,10 @@ let package = Package(
             // Debian's -dev packages ship the archives, and `make deps` builds SQLite's: linked in,
             // they cost no loading or symbol binding at start-up. The module maps have no `link`
             // line, so the shared libraries are not asked for as well.
-            linkerSettings: [.unsafeFlags(["-Xlinker", "-l:libcrypto.a", "-Xlinker", sqliteArchive, "-Xlinker", "-l:libsodium.a"])]
+            linkerSettings: [.unsafeFlags([
+                "-Xlinker", curlArchive, "-Xlinker", "-l:libssl.a", "-Xlinker", "-l:libcrypto.a", "-Xlinker", sqliteArchive,
+                "-Xlinker", "-l:libsodium.a",
+            ])]
         ),
         .executableTarget(name: "signin-google", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "signin-apple", dependencies: ["Shared"], swiftSettings: swiftSettings),

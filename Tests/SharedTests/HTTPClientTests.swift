@@ -156,6 +156,18 @@ import Glibc
     }
 
     /// libcurl's codes by number (curl.h), so this file need not import CCurl.
+    /// The seed's surprise, said where it happens: Apple's host answers A and no AAAA.
+    @Test func aNameWithoutAnIPv6AddressIsNamedAsTheReason() {
+        let hosts = FileResolver(text: "appleid.apple.com A 17.32.194.99\nboth.example.com A 192.0.2.1\nboth.example.com AAAA 2001:db8::1\n")
+        let couldNotConnect = 7, couldNotResolve = 6
+        #expect(CurlHTTPClient.unreachableReason(code: couldNotConnect, host: "appleid.apple.com", resolver: hosts)
+            == " (appleid.apple.com has no IPv6 address, `dig AAAA appleid.apple.com` answers none, and its IPv4 one cannot be reached from here)")
+        #expect(CurlHTTPClient.unreachableReason(code: couldNotConnect, host: "both.example.com", resolver: hosts) == "")
+        #expect(CurlHTTPClient.unreachableReason(code: couldNotConnect, host: "gone.example.com", resolver: hosts) == "")
+        #expect(CurlHTTPClient.unreachableReason(code: couldNotResolve, host: "appleid.apple.com", resolver: hosts) == "")
+        #expect(CurlHTTPClient.unreachableReason(code: couldNotConnect, host: "127.0.0.1", resolver: hosts) == "")
+    }
+
     @Test func whetherARequestCanHaveArrived() {
         let resolve = 6, connect = 7, timedOut = 28, tls = 35, gotNothing = 52, sendError = 55, recvError = 56,
             peerVerification = 60

@@ -5,13 +5,29 @@ import Testing
 @testable import Shared
 
 @Suite struct SelfCheckUnitTests {
-    @Test func glibcMustBeTheVersionTheBinariesWereBuiltWith() {
-        #expect(SelfCheck.glibcFinding(built: "2.36", box: "glibc 2.36").ok)
-        let newer = SelfCheck.glibcFinding(built: "2.36", box: "glibc 2.41")
+    @Test func filesAndDNSAreBuiltInAndAnyOtherSourceNeedsTheSameGlibc() {
+        let debian = "passwd: files\nhosts:          files dns\nnetworks: files\n"
+        #expect(SelfCheck.hostSources(nsswitch: debian) == ["files", "dns"])
+        let plain = SelfCheck.nameServiceFinding(built: "2.36", box: "glibc 2.41", sources: ["files", "dns"])
+        #expect(plain.ok && plain.text == "name lookups: hosts: files dns, built into the programs (glibc 2.36)")
+        let resolved = "hosts: files resolve [!UNAVAIL=return] dns myhostname # systemd\n"
+        let sources = SelfCheck.hostSources(nsswitch: resolved)
+        #expect(sources == ["files", "resolve", "dns", "myhostname"])
+        #expect(SelfCheck.nameServiceFinding(built: "2.36", box: "glibc 2.36", sources: sources).ok)
+        let newer = SelfCheck.nameServiceFinding(built: "2.36", box: "glibc 2.41", sources: sources)
         #expect(!newer.ok)
-        #expect(newer.text.contains("built with 2.36, this box has 2.41"))
-        #expect(newer.text.contains("build the release on this Debian version"))
-        #expect(!SelfCheck.glibcFinding(built: "2.36", box: nil).ok)
+        #expect(newer.text.contains("resolve, myhostname would be loaded from this box's glibc 2.41 into programs built with 2.36"))
+        #expect(!SelfCheck.nameServiceFinding(built: "2.36", box: nil, sources: sources).ok)
+        // No hosts line: glibc's own default, dns and files, both built in.
+        #expect(SelfCheck.hostSources(nsswitch: "passwd: files\n") == nil)
+        #expect(SelfCheck.nameServiceFinding(built: "2.36", box: nil, sources: nil).ok)
+    }
+
+    @Test func theCABundleLibcurlWasBuiltWithMustBeThere() {
+        #expect(SelfCheck.builtInCABundle() == "/etc/ssl/certs/ca-certificates.crt")
+        #expect(SelfCheck.caBundleFinding(path: "/etc/ssl/certs/ca-certificates.crt") { _ in true }.ok)
+        let missing = SelfCheck.caBundleFinding(path: "/etc/ssl/certs/ca-certificates.crt") { _ in false }
+        #expect(!missing.ok && missing.text.contains("apt-get install ca-certificates"))
     }
 
     @Test func theBoxsGlibcComesFromGetconf() throws {

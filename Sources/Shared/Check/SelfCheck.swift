@@ -80,8 +80,7 @@ public struct SelfCheck {
             note(true, "Apple: relay mode, reached through Firebase (Apple's sign-in service needs no route from here)")
         }
         if let apple = config.apple, apple.mode == .direct { checkTeamKey(apple, note: note) }
-        let glibc = Self.glibcFinding(built: String(cString: gnu_get_libc_version()), box: Self.boxGlibc())
-        note(glibc.ok, glibc.text)
+        for finding in Self.lookupFindings() { note(finding.ok, finding.text) }
         for service in services(config) {
             checkService(service, note: note)
         }
@@ -222,7 +221,8 @@ public struct SelfCheck {
             var advice = ""
             if v6.isEmpty && !routes.ipv4 {
                 advice = service.isApple
-                    ? " — Apple's sign-in service has no IPv6 address: set apple.mode to \"relay\""
+                    ? " — Apple's sign-in service has no IPv6 address (`dig AAAA \(host)` answers none): "
+                        + "set apple.mode to \"relay\""
                     : " — it has no IPv6 address and this host has no IPv4 route"
             }
             note(false, "\(service.name) \(host): \(records): no address this host can reach\(advice)")
@@ -288,19 +288,6 @@ public struct SelfCheck {
             reason = String(cString: strerror(error))
         }
         return reason
-    }
-
-    /// The release binaries carry their own glibc, and libcurl, opened on first network use,
-    /// brings the box's `libc.so.6` in beside it: the two must be one version.
-    static func glibcFinding(built: String, box: String?) -> (ok: Bool, text: String) {
-        guard let box else { return (false, "glibc: getconf GNU_LIBC_VERSION did not say the box's version") }
-        let version = box.hasPrefix("glibc ") ? String(box.dropFirst(6)) : box
-        if version == built { return (true, "glibc: \(built), as on this box (libcurl can be loaded beside it)") }
-        return (
-            false,
-            "glibc: built with \(built), this box has \(version): loading libcurl for Google's keys, Apple "
-                + "and mail would mix the two; build the release on this Debian version"
-        )
     }
 
     /// `getconf`, a dynamically linked program, answers with the box's own glibc.

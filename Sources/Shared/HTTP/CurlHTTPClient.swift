@@ -104,7 +104,8 @@ public final class CurlHTTPClient: HTTPClient {
         }
         if transfer.headersTooLarge { throw .upstream("\(parts.host): response headers too large") }
         guard result == CURLE_OK else {
-            var error = FrontdoorError.upstream("\(parts.host): \(String(cString: curl_easy_strerror(result)))")
+            var error = FrontdoorError.upstream(
+                "\(parts.host): \(String(cString: curl_easy_strerror(result)))" + Self.unreachableReason(result, host: parts.host))
             var pretransfer: curl_off_t = 0
             let reachedTransfer = frontdoor_curl_getinfo_off_t(handle, CURLINFO_PRETRANSFER_TIME_T, &pretransfer)
                 != CURLE_OK || pretransfer > 0
@@ -126,6 +127,9 @@ public final class CurlHTTPClient: HTTPClient {
         try options.set(CURLOPT_URL, request.url)
         // No signals: the process's own alarm (rule 9) must stay the only SIGALRM.
         try options.set(CURLOPT_NOSIGNAL, 1)
+        // A name lookup past the connect time-out is abandoned, not waited for: libcurl would
+        // otherwise join its resolver thread, held by glibc's own time-outs (5 s a try, two tries).
+        try options.set(CURLOPT_QUICK_EXIT, 1)
         try options.set(CURLOPT_PROTOCOLS_STR, "http,https")
         try options.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         try options.set(CURLOPT_FOLLOWLOCATION, 0)
@@ -181,9 +185,23 @@ public final class CurlHTTPClient: HTTPClient {
         }
     }
 
+    /// Why a host that resolved could not be reached, when the answer is the seed's: a name with
+    /// no AAAA record seen from a box with no IPv4 route (Apple's sign-in service). Asked of DNS
+    /// only on that failure.
+    static func unreachableReason(_ result: CURLcode, host: String, resolver: NameResolver = SystemResolver()) -> String {
+        guard result == CURLE_COULDNT_CONNECT, !SelfCheck.isAddressLiteral(host), resolver.addresses(of: host, family: AF_INET6).isEmpty,
+            !resolver.addresses(of: host, family: AF_INET).isEmpty
+        else { return "" }
+        return " (\(host) has no IPv6 address, `dig AAAA \(host)` answers none, and its IPv4 one cannot be reached from here)"
+    }
+
     /// The same, by libcurl's number for the code (tests, which do not import CCurl).
     static func neverSent(code: Int, reachedTransfer: Bool) -> Bool {
         neverSent(CURLcode(rawValue: UInt32(clamping: code)), reachedTransfer: reachedTransfer)
+    }
+
+    static func unreachableReason(code: Int, host: String, resolver: NameResolver) -> String {
+        unreachableReason(CURLcode(rawValue: UInt32(clamping: code)), host: host, resolver: resolver)
     }
 
     /// A method or header that could smuggle a second line into the request is a bug, not input.

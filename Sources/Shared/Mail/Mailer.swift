@@ -40,6 +40,9 @@ public final class SMTPMailer: MailSender {
         try options.set(CURLOPT_PROTOCOLS_STR, "smtp,smtps")
         // No signals: the process's own alarm (rule 9) must stay the only SIGALRM.
         try options.set(CURLOPT_NOSIGNAL, 1)
+        // A name lookup past the connect time-out is abandoned, not waited for: libcurl would
+        // otherwise join its resolver thread, held by glibc's own time-outs (5 s a try, two tries).
+        try options.set(CURLOPT_QUICK_EXIT, 1)
         let seconds = mail.timeoutSeconds
         try options.set(CURLOPT_CONNECTTIMEOUT_MS, Int((min(seconds, 5) * 1000).rounded(.up)))
         try options.set(CURLOPT_TIMEOUT_MS, Int((seconds * 1000).rounded(.up)))

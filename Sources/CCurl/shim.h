@@ -1,6 +1,7 @@
 #ifndef FRONTDOOR_CCURL_SHIM_H
 #define FRONTDOOR_CCURL_SHIM_H
-#include <curl/curl.h>
+// The libcurl that `make deps` (scripts/curl-deps) builds, static, from Debian 12's source package.
+#include "../../.build/curl/current/include/curl/curl.h"
 
 // Swift cannot call the variadic curl_easy_setopt / curl_easy_getinfo, and a value passed through
 // `...` must have exactly the C type the option expects (a `long` really is 64 bits here, an
@@ -52,6 +53,11 @@ static inline CURLcode frontdoor_curl_getinfo_string(CURL *curl, CURLINFO info, 
 /// CURL_GLOBAL_DEFAULT is a macro built from other macros.
 static inline CURLcode frontdoor_curl_global_init_default(void) {
     return curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+/// CURLVERSION_NOW is a macro naming the newest layout this header knows.
+static inline curl_version_info_data *frontdoor_curl_version_info(void) {
+    return curl_version_info(CURLVERSION_NOW);
 }
 
 #endif
