@@ -84,6 +84,18 @@ public enum DevProvider {
                 else { return .respond(.json(#"{"error":"minting failed"}"#, status: 500)) }
                 return .respond(LoopbackHTTPServer.Response(
                     status: 200, headers: [("Content-Type", "text/plain")], body: Array(token.utf8)))
+            case "/apple/authorization":
+                // What Apple's sheet hands the phone for a deletion that revokes (rule 6): a fresh
+                // authorization code and an identity token whose c_hash is that code's.
+                guard let sub = query["sub"], !sub.isEmpty, let nonce = query["nonce"], !nonce.isEmpty else {
+                    return .respond(.json(#"{"error":"sub and nonce (the raw nonce) are required"}"#, status: 400))
+                }
+                guard let code = try? apple.issueCode(sub: sub),
+                    let token = try? apple.token(sub: sub, rawNonce: nonce, email: query["email"], code: code)
+                else { return .respond(.json(#"{"error":"minting failed"}"#, status: 500)) }
+                return .respond(.json(JSONValue.object([
+                    ("identityToken", .string(token)), ("authorizationCode", .string(code)),
+                ]).serialized))
             case "/apple/notification":
                 // A notification as Apple posts it (docs/provider-events.md), for apple-notify.
                 guard let sub = query["sub"], !sub.isEmpty else {
@@ -107,9 +119,14 @@ public enum DevProvider {
             case "/dev/stats":
                 // For the benchmark: what the programs asked of the fakes, and over how many connections.
                 let server = google.server
+                // And the relay's users and revocations (the box's tests: nothing kept, one revoked).
                 let body = JSONValue.object([
                     ("requests", .number(Double(server.requests.count))),
                     ("connections", .number(Double(server.connectionCount))),
+                    ("relayUsers", .number(Double(firebase.userCount))),
+                    ("relayUsersCreated", .number(Double(firebase.usersCreated))),
+                    ("relayUsersDeleted", .number(Double(firebase.usersDeleted))),
+                    ("relayRevocations", .number(Double(firebase.revocations.count))),
                 ])
                 return .respond(.json(body.serialized))
             case "/google/token":
