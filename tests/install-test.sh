@@ -247,7 +247,7 @@ check "405 says Allow: POST" "printf '%s' \"\$headers\" | grep -qi '^Allow: POST
 check "server_tokens off" "printf '%s' \"\$headers\" | grep -qi '^Server: nginx.\$'"
 code=$(curl -s -o "$work/404.json" -w '%{http_code}' -X POST "$url/auth/frontdoor-check" -H 'Content-Type: application/json' -d '{}')
 check "unrouted names answer 404 in JSON" "[ '$code' = 404 ] && grep -q not_found '$work/404.json'"
-# Mail through the installed (static) binaries: libcurl is dlopen()ed for SMTP as for HTTPS.
+# Mail through the installed (static) binaries: their own libcurl, for SMTP as for HTTPS.
 post_json() { curl -s -X POST "$url/auth/$1" -H 'Content-Type: application/json' "${@:3}" -d "$2"; }
 # Rule 19 through the installed programs, which find the installed list beside themselves (the
 # config names none): a listed word with a sequence after it, and one the development range

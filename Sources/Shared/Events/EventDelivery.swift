@@ -298,7 +298,7 @@ extension EventDelivery {
         guard wrote || EventHint.isDue(databasePath: path, now: context.now) else { return }
         context.runAfterAnswer {
             // Past its answer the process gives way: fcgiwrap and nginx are still passing that
-            // answer on, and loading libcurl (about 1.5 ms of CPU) beside them holds it up. So it
+            // answer on, and a delivery (OpenSSL's set-up, the TLS handshake) beside them holds it up. So it
             // lets them go first, then goes on at a lower priority than requests being answered.
             usleep(afterAnswerPauseMicroseconds)
             _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, afterAnswerNiceness)
