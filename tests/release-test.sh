@@ -68,6 +68,25 @@ out=$(env -i "$bin/frontdoor-check" --config /nonexistent/config.json 2>&1)
 if printf '%s\n' "$out" | head -1 | grep -qF "✓ SQLite $sqlite_version linked (source $sqlite_id): protection against the WAL-reset bug: fixed SQLite $sqlite_version"; then ok; else
     bad "frontdoor-check does not name SQLite $sqlite_version as the protection: $(printf '%s' "$out" | head -1)"
 fi
+# Google's real key URL (no override) on a box without network: a JSON 503, never a signal. The
+# token's signature is never reached (the keys cannot be had). Before libcurl was linked in, this
+# died of SIGSEGV (exit 139). tests/box-test.sh runs the same binaries against names that resolve.
+if [ "$(id -u)" = 0 ]; then
+    work=$(mktemp -d)
+    printf '{"databasePath": "%s/db.sqlite3", "google": {"clientIds": ["offline.apps.googleusercontent.com"]}}\n' "$work" >"$work/config.json"
+    b64() { base64 -w0 | tr '+/' '-_' | tr -d '='; }
+    now=$(date +%s)
+    token="$(printf '{"alg":"RS256","kid":"offline","typ":"JWT"}' | b64).$(printf '{"iss":"https://accounts.google.com","aud":"offline.apps.googleusercontent.com","sub":"1","iat":%d,"exp":%d}' "$now" $((now + 600)) | b64).c2lnbmF0dXJl"
+    body="{\"idToken\":\"$token\"}"
+    out=$(printf '%s' "$body" | unshare -n env -i "AUTH_CONFIG=$work/config.json" REQUEST_METHOD=POST CONTENT_TYPE=application/json \
+        "CONTENT_LENGTH=${#body}" REMOTE_ADDR=::1 "$bin/signin-google" 2>"$work/stderr")
+    status=$?
+    if [ "$status" = 0 ] && printf '%s' "$out" | grep -q '^Status: 503' && printf '%s' "$out" | grep -q '"error":"upstream_unavailable"' \
+        && grep -q 'www.googleapis.com: ' "$work/stderr"; then ok; else
+        bad "signin-google with Google's real key URL and no network: exit $status, $(printf '%s' "$out" | head -1) $(cat "$work/stderr")"
+    fi
+    rm -rf "$work"
+fi
 # With lld, the common paths' functions (link/symbol-order.txt) open the code: a request faults in
 # a few windows of it instead of pages all over it.
 if make -s -C "$root" release-flags | grep -q symbol-ordering-file; then
