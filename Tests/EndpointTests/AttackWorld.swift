@@ -94,6 +94,10 @@ final class TokenEndpoint: @unchecked Sendable {
             : try h.signInGoogle(try h.google.token(sub: "attack-link-\(linkPeople)", email: nil))
         guard let token = answer.body["sessionToken"]?.stringValue, let accountId = answer.body["accountId"]?.stringValue
         else { throw HarnessError("link: no session for the attacked account: \(answer.rawBody)") }
+        // `link` takes an address someone proved (the fourth review's T5-1): planted, as a code would prove it.
+        if kind == .linkGoogle {
+            try h.database().run("UPDATE accounts SET email_verified = 1 WHERE id = ?", [.text(accountId)])
+        }
         session = token
         linkAccountId = accountId
     }

@@ -115,4 +115,28 @@ import Testing
         #expect(try h.sessionRows().count == before.count - 1, "the disable ended the one session there was")
         #expect(try StoreInvariants.violations(h.database()) == [])
     }
+
+    /// The fourth review's T5-2 (issue 44): a login with the old password held between its commit
+    /// and its session, across a reset, a change of password or a sign-out everywhere. The takeback
+    /// moves the account's sessions epoch on, so the login's session never begins (503, try again,
+    /// and the old password no longer works).
+    @Test(arguments: ["reset", "change_password", "sign-out all"])
+    func aTakebackBetweenALoginsCommitAndItsSessionWins(_ takeback: String) throws {
+        let w = try SettingsWorld()
+        let address = "t52.\(takeback.replacingAll(" ", with: "-").replacingAll("_", with: "-"))@example.org"
+        let owner = try w.proven(address)
+        let login = JSONValue.object([
+            ("action", "login"), ("email", .string(address)), ("password", .string(SettingsWorld.password)),
+            ("deviceName", "attacker"),
+        ]).serialized
+        let held = try HeldRequest(w.h, "signin-email", json: login, holdAt: "sessions-pending")
+        try held.waitUntilHeld()
+        try TakebackReviewTests.takeBack(takeback, w, owner: owner, address: address)
+        let answer = try held.release()
+        #expect(answer.status == 503, "\(takeback): \(answer.rawBody)")
+        let devices = try w.h.database().query(
+            "SELECT count(*) FROM sessions WHERE account_id = ? AND device_name = 'attacker'", [.text(owner.accountId)])
+        #expect(devices.first?.int(0) == 0, "\(takeback)")
+        #expect(try StoreInvariants.violations(w.h.database()) == [])
+    }
 }

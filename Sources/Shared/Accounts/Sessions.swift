@@ -20,9 +20,11 @@ public enum Sessions {
             .blob(hash(token)), .text(sessionId), .text(accountId), deviceName.map(SQLValue.text) ?? .null,
             .integer(now), .integer(now), .integer(expiresAt), .integer(now),
         ]
-        // On SQLite's session file, made after the store's commit (`Database.transaction`): begun last.
+        // On SQLite's session file, made after the store's commit (`Database.transaction`): begun
+        // last, and only if no takeback or reset ended the account's sessions in between (T5-2).
         if db.defersSessionInserts {
-            db.pendingSessions.append(row)
+            let epoch = try db.query("SELECT sessions_epoch FROM accounts WHERE id = ?", [.text(accountId)]).first?.int(0)
+            db.pendingSessions.append(row + [row[2], .integer(epoch ?? -1)])
         } else {
             // In the sign-in's transaction the account is there; a disabled one is refused by
             // `SessionBody.load`, which rolls the whole sign-in back.
@@ -40,6 +42,16 @@ public enum Sessions {
         INSERT INTO sessions (token_hash, session_id, account_id, device_name, created_at, last_used_at, expires_at,
           signed_in_at)
         SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM accounts WHERE id = ? AND disabled_at IS NULL)
+        """
+
+    /// The same after the sign-in's commit (SQLite's session file), and only while the account's
+    /// sessions epoch is the one the sign-in read: a reset, a change of password or a takeback
+    /// that committed in between ended the sessions the sign-in could have made.
+    static let deferredInsertSQL = """
+        INSERT INTO sessions (token_hash, session_id, account_id, device_name, created_at, last_used_at, expires_at,
+          signed_in_at)
+        SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (
+          SELECT 1 FROM accounts WHERE id = ? AND disabled_at IS NULL AND sessions_epoch = ?)
         """
 
     /// The account of the session behind `token`, or `unauthorized`: the one verdict every endpoint

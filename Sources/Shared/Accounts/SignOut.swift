@@ -17,7 +17,7 @@ public enum SignOut {
             let ended = try end(scope, accountId: accountId, tokenHash: Sessions.hash(token), db: db, now: now)
             // Signing out everywhere takes the account back: no passkey those sessions added stays.
             if scope == .all {
-                _ = try PasskeyTakeback.run(accountId, sessionsMadeBy: now, db: db, config: context.config, now: now)
+                try Takeback.run(accountId, sessionsMadeBy: now, db: db, config: context.config, now: now)
             }
             return ended
         }
@@ -35,7 +35,7 @@ public enum SignOut {
         case .current:
             return try SecurityLedger.endSessions(
                 "DELETE FROM sessions WHERE token_hash = ? RETURNING session_id", [.blob(tokenHash)],
-                accountId: accountId, db: db, now: now)
+                accountId: accountId, db: db, now: now, oneChosen: true)
         case .others:
             return try SecurityLedger.endSessions(
                 "DELETE FROM sessions WHERE account_id = ? AND token_hash != ? AND expires_at > ? RETURNING session_id",
@@ -48,7 +48,7 @@ public enum SignOut {
             // Another account's session and an unknown id answer alike: ids are not for probing.
             let removed = try SecurityLedger.endSessions(
                 "DELETE FROM sessions WHERE account_id = ? AND session_id = ? AND expires_at > ? RETURNING session_id",
-                [account, .text(id), .integer(now)], accountId: accountId, db: db, now: now)
+                [account, .text(id), .integer(now)], accountId: accountId, db: db, now: now, oneChosen: true)
             guard removed == 1 else { throw FrontdoorError(.notFound, "There is no such session of yours.") }
             return removed
         }

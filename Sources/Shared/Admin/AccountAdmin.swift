@@ -32,7 +32,7 @@ enum AccountAdmin {
     }
 
     /// `disable <accountId>`: sign-ins then answer 403 `account_disabled`, and every session ends
-    /// in the same transaction, with the passkeys they added (`PasskeyTakeback`). Disabling a
+    /// in the same transaction, with what they added or began (`Takeback`). Disabling a
     /// disabled account keeps its first time.
     static func disable(_ accountId: String, session: AdminSession) throws -> JSONValue {
         let db = try session.database()
@@ -45,7 +45,7 @@ enum AccountAdmin {
             let ended = try SecurityLedger.endSessions(
                 "DELETE FROM sessions WHERE account_id = ? RETURNING session_id", [.text(accountId)],
                 accountId: accountId, db: db, now: session.now)
-            _ = try PasskeyTakeback.run(
+            try Takeback.run(
                 accountId, sessionsMadeBy: session.now, db: db, config: session.config, now: session.now)
             return ended
         }
@@ -73,7 +73,7 @@ enum AccountAdmin {
             let ended = try SecurityLedger.endSessions(
                 "DELETE FROM sessions WHERE account_id = ? RETURNING session_id", [.text(accountId)],
                 accountId: accountId, db: db, now: session.now)
-            _ = try PasskeyTakeback.run(
+            try Takeback.run(
                 accountId, sessionsMadeBy: session.now, db: db, config: session.config, now: session.now)
             return ended
         }

@@ -6,7 +6,7 @@ import Glibc
 /// address (a ticket either way; the mail goes after the answer, and only to an account's own
 /// address), with every limit keyed on the normalised address typed. `reset_confirm` with the
 /// ticket, the mailed code and a new password sets it, marks the email proven, ends every
-/// session and removes the passkeys they added (`PasskeyTakeback`), and answers a new one.
+/// session and takes back what they added or began (`Takeback`), and answers a new one.
 enum PasswordReset {
     static func request(_ context: RequestContext) throws(FrontdoorError) -> CGIResponse {
         // EmailValidation refuses a NUL as it refuses every control: 422 invalid_email, as before.
@@ -116,7 +116,7 @@ enum PasswordReset {
             try SecurityLedger.endSessions(
                 "DELETE FROM sessions WHERE account_id = ? AND token_hash <> ? RETURNING session_id",
                 [.text(accountId), .blob(reauth?.tokenHash ?? [])], accountId: accountId, db: db, now: now)
-            _ = try PasskeyTakeback.run(accountId, sessionsMadeBy: now, db: db, config: context.config, now: now)
+            try Takeback.run(accountId, sessionsMadeBy: now, db: db, config: context.config, now: now)
             return .success(try ProviderSignIn.startSession(
                 db: db, accountId: accountId, created: false, config: context.config, now: now, deviceName: deviceName,
                 reauth: reauth))

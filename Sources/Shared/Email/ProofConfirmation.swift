@@ -79,7 +79,7 @@ enum ProofConfirmation {
                 try Events.record(.linked(provider: provider), accountId: id, in: db, config: context.config, now: now)
                 // After the link, the way in it brings (a takeback never removes the last one).
                 if !typed.isEmpty {
-                    _ = try PasskeyTakeback.run(id, sessionsMadeBy: now, db: db, config: context.config, now: now)
+                    try Takeback.run(id, sessionsMadeBy: now, db: db, config: context.config, now: now)
                 }
             case .verify(_, let id):
                 // The session's holder read the code: whoever made the account owns the inbox.

@@ -14,7 +14,7 @@
 /// - `deleted`: an account deletion (`AccountDeletion.remove` makes it).
 /// - `endSessions`: any ending of sessions (sign-out of every scope, a reset, a join by code, a
 ///   disable, the operator's sign-out, a provider's event); `change_password` ends the others.
-/// - `passkeyRemoved`: a passkey deleted, by the person or by a takeback (`PasskeyTakeback`).
+/// - `passkeyRemoved`: a passkey deleted, by the person or by a takeback (`Takeback`).
 /// - `passwordChanged`: after any change of `password_hash` other than a rehash of the same
 ///   password (a reset, a join by code clearing a typed one, `change_password`, `set_password`,
 ///   `unlink` of the password).
@@ -40,11 +40,16 @@ public enum SecurityLedger {
     }
 
     /// Runs `delete`, a `DELETE FROM sessions … RETURNING session_id`, and records what it ended;
-    /// how many sessions that was.
+    /// how many sessions that was. Unless it ends one session by its holder's or owner's choice
+    /// (`oneChosen`), it moves the account's sessions epoch on: a sign-in in flight, whose session
+    /// is made after its own commit on SQLite's session file, then makes none (`Sessions`).
     @discardableResult
     public static func endSessions(
-        _ delete: String, _ params: [SQLValue], accountId: String, db: Database, now: UnixTime
+        _ delete: String, _ params: [SQLValue], accountId: String, db: Database, now: UnixTime, oneChosen: Bool = false
     ) throws(FrontdoorError) -> Int {
+        if !oneChosen {
+            try db.run("UPDATE accounts SET sessions_epoch = sessions_epoch + 1 WHERE id = ?", [.text(accountId)])
+        }
         let ids = try db.query(delete, params).compactMap { $0.text(0) }
         try sessionsEnded(ids, accountId: accountId, db: db, now: now)
         return ids.count

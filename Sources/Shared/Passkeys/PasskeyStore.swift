@@ -41,7 +41,7 @@ enum PasskeyStore {
     }
 
     /// Stores a verified registration, with the session that added it (its public id, and when it
-    /// was made: what `PasskeyTakeback` judges by); `credential_taken` when the id is registered
+    /// was made: what `Takeback` judges by); `credential_taken` when the id is registered
     /// anywhere.
     static func insert(
         _ passkey: RegisteredPasskey, session: LiveSession, name: String?, db: Database, now: UnixTime

@@ -28,10 +28,10 @@ struct ProviderEventActions {
     }
 
     /// Google takes the account back (`account-disabled` for hijacking): the sessions from before
-    /// the event end, and so do the passkeys they added (`PasskeyTakeback`).
+    /// the event end, and what they added or began goes (`Takeback`).
     func takeBack(_ accountId: String) throws(FrontdoorError) {
         _ = try endSessions(of: accountId)
-        _ = try PasskeyTakeback.run(accountId, sessionsMadeBy: time, db: db, config: context.config, now: context.now)
+        try Takeback.run(accountId, sessionsMadeBy: time, db: db, config: context.config, now: context.now)
     }
 
     /// The provider says the person's account there is gone (Apple `account-delete(d)`, Google

@@ -5,6 +5,8 @@ struct ActingSession {
     let tokenHash: [UInt8]
     let accountId: String
     let sessionId: String
+    /// When the session was made: what a takeback judges what it did by (`Takeback`).
+    let createdAt: UnixTime
 
     /// 401 `unauthorized` unless the bearer is a live session (the verdict every endpoint gives);
     /// with `recent`, then 403 `reauthentication_required` unless it signed in recently, which
@@ -19,7 +21,9 @@ struct ActingSession {
             try RecentSignIn.require(
                 tokenHash: hash, accountId: session.accountId, db: db, policy: context.config.sessions, now: context.now)
         }
-        return ActingSession(token: token, tokenHash: hash, accountId: session.accountId, sessionId: session.sessionId)
+        return ActingSession(
+            token: token, tokenHash: hash, accountId: session.accountId, sessionId: session.sessionId,
+            createdAt: session.createdAt)
     }
 
     /// The same session again, in a later transaction of the same request (after Argon2id, a

@@ -33,14 +33,7 @@ enum EmailChange {
         let ticket = try db.transaction { () throws(FrontdoorError) -> String in
             try asked.acting.again(context, db)
             // One address change waits at a time: a newer one replaces the older, code and all.
-            let older = try db.query(
-                "SELECT ticket_hash FROM email_tickets WHERE account_id = ? AND purpose = 'change'",
-                [.text(asked.acting.accountId)])
-            for row in older {
-                guard let hash = row.blob(0) else { continue }
-                try Codes.remove(ticketHash: hash, db: db)
-                try db.run("DELETE FROM email_tickets WHERE ticket_hash = ?", [.blob(hash)])
-            }
+            try cancelPending(asked.acting.accountId, db: db)
             let made = try PendingTicket.create(
                 purpose: "change", accountId: asked.acting.accountId,
                 addressKey: RateLimits.addressKey(asked.email, secret: secret), email: asked.email, db: db, now: now,
@@ -54,6 +47,31 @@ enum EmailChange {
             ("ticket", .string(ticket)), ("email", .string(asked.email)),
             ("codeExpiresAt", .string(Clock.rfc3339(now + Codes.lifetimeSeconds))),
         ]))
+    }
+
+    /// Every address change of the account still waiting for its code goes, code and all: a newer
+    /// change replaces it, and a takeback or a password change voids it (a stolen session may have
+    /// begun it, and its `confirm` needs no session). In the caller's transaction.
+    static func cancelPending(_ accountId: String, db: Database) throws(FrontdoorError) {
+        let pending = try db.query(
+            "SELECT ticket_hash FROM email_tickets WHERE account_id = ? AND purpose = 'change'", [.text(accountId)])
+        for row in pending {
+            guard let hash = row.blob(0) else { continue }
+            try Codes.remove(ticketHash: hash, db: db)
+            try db.run("DELETE FROM email_tickets WHERE ticket_hash = ?", [.blob(hash)])
+        }
+    }
+
+    /// Whoever reads the old mailbox keeps nothing once the address moves: every reset,
+    /// verification and join waiting on a code mailed there goes, code and all (the fourth
+    /// review's T5-5). The change being confirmed is the caller's to spend.
+    static func forgetOldAddress(_ accountId: String, db: Database) throws(FrontdoorError) {
+        let mailed = try db.query(
+            "SELECT ticket_hash FROM email_tickets WHERE account_id = ? AND purpose <> 'change'", [.text(accountId)])
+            + db.query("SELECT ticket_hash FROM tickets WHERE account_id = ?", [.text(accountId)])
+        for hash in mailed.compactMap({ $0.blob(0) }) { try Codes.remove(ticketHash: hash, db: db) }
+        try db.run("DELETE FROM email_tickets WHERE account_id = ? AND purpose <> 'change'", [.text(accountId)])
+        try db.run("DELETE FROM tickets WHERE account_id = ?", [.text(accountId)])
     }
 
     /// 409 `email_taken` when another account has the address (by the match key, rule 3).
@@ -82,6 +100,7 @@ enum EmailChange {
             "UPDATE accounts SET email = ?, email_key = ?, email_verified = 1 WHERE id = ?",
             [.text(email), .text(EmailAddress.matchKey(email)), .text(accountId)])
         try SecurityLedger.addressChanged(accountId, db: db, now: now)
+        try forgetOldAddress(accountId, db: db)
         // The account's own recent session asked for the address and its inbox read the code, as
         // for `verify_own_email`: every identity now stands beside a proven address. A relay
         // address that Apple stopped forwarding is no longer the account's, so that stop goes.

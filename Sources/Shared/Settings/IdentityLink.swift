@@ -69,14 +69,17 @@ enum IdentityLink {
             if owner?.int(1) != nil { throw .invalidToken("identity blocked by the provider's security event") }
             try refuseIfLinked(provider, accountId: acting.accountId, db: db)
             if owner != nil { throw identityTaken }
-            // Proven: the account's own recent session added it, whatever the token says of an
-            // address, so a later proof of the inbox by code does not drop it (`InboxProof`).
+            try refuseUnlessAddressProven(identity, accountId: acting.accountId, db: db, context: context)
+            // Proven: the account's own recent session added it, on an address that is proven (or
+            // that this very token proves), so a later proof of the inbox does not drop it
+            // (`InboxProof`); a takeback does, when the session that added it goes.
             let inserted = try db.run(
                 """
-                INSERT INTO identities (provider, subject, account_id, created_at, email_proven) VALUES (?, ?, ?, ?, 1)
-                ON CONFLICT (provider, subject) DO NOTHING
+                INSERT INTO identities (provider, subject, account_id, created_at, email_proven, session_id, session_made_at)
+                VALUES (?, ?, ?, ?, 1, ?, ?) ON CONFLICT (provider, subject) DO NOTHING
                 """,
-                [.text(provider), .text(identity.subject), .text(acting.accountId), .integer(now)])
+                [.text(provider), .text(identity.subject), .text(acting.accountId), .integer(now), .text(acting.sessionId),
+                 .integer(acting.createdAt)])
             guard inserted == 1 else { throw identityTaken }
             try Events.record(.linked(provider: provider), accountId: acting.accountId, in: db, config: context.config, now: now)
             // The crash suite kills a link here: the identity and its event written, nothing committed.
@@ -84,6 +87,28 @@ enum IdentityLink {
             return try AccountData.stored(db, accountId: acting.accountId, token: acting.token, now: now)
         }
         return CGIResponse(status: 200, body: answer)
+    }
+
+    /// 403 `email_not_verified` when the account's address was typed and never proven: the session
+    /// may be a squatter's, whose identity would outlive the owner's proof of the inbox (account
+    /// pre-hijacking), as `set_password` and passkeys refuse. Unless the token itself proves that
+    /// very address (a provider that speaks for the mailbox, verified): then the address is proven
+    /// by it, as a join by password proves it.
+    static func refuseUnlessAddressProven(
+        _ identity: ProviderIdentity, accountId: String, db: Database, context: RequestContext
+    ) throws(FrontdoorError) {
+        guard let account = try db.query(
+            "SELECT email_key FROM accounts WHERE id = ? AND email IS NOT NULL AND email_verified = 0", [.text(accountId)]
+        ).first else { return }
+        let proves = identity.emailVerified && identity.authoritativeForEmail
+            && identity.email.map(EmailAddress.matchKey) == account.text(0)
+        guard proves else {
+            throw FrontdoorError(
+                .emailNotVerified, "Verify your email address before adding another way to sign in.",
+                detail: "link refused: the account's email is not proven")
+        }
+        try Events.record(.verifyingEmail, accountId: accountId, in: db, config: context.config, now: context.now)
+        try db.run("UPDATE accounts SET email_verified = 1 WHERE id = ?", [.text(accountId)])
     }
 
     /// 409 `provider_linked` when the account has an identity of `provider` (the very one, too).

@@ -41,6 +41,8 @@ enum PasswordSettings {
             try SecurityLedger.passwordChanged(found.acting.accountId, db: db, now: now)
             let ended = try SignOut.end(
                 .others, accountId: found.acting.accountId, tokenHash: found.acting.tokenHash, db: db, now: now)
+            // An address change a stolen session began would otherwise outlive this (T5-3).
+            try EmailChange.cancelPending(found.acting.accountId, db: db)
             try EmailSignIn.succeeded(found.limits, db: db, now: now)
             try Events.record(
                 .updated(changed: "password"), accountId: found.acting.accountId, in: db, config: context.config, now: now)

@@ -249,10 +249,11 @@ public final class Database {
         TestHooks.pause("sessions-pending")
         let rows = pendingSessions
         try db.transaction { () throws(FrontdoorError) in
-            for row in rows where try db.run(Sessions.insertSQL, row + [row[2]]) != 1 {
+            for row in rows where try db.run(Sessions.deferredInsertSQL, row) != 1 {
                 throw FrontdoorError(
                     .upstreamUnavailable, "Something went wrong signing you in. Please try again.",
-                    detail: "session: the account was deleted or disabled as the sign-in committed", retryAfterSeconds: 1)
+                    detail: "session: the account was deleted, disabled or taken back as the sign-in committed",
+                    retryAfterSeconds: 1)
             }
         }
     }

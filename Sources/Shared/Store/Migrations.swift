@@ -5,7 +5,7 @@ enum Migrations {
         v1, v2, emailCodesAndLimits, accountDeletion, keyedRateLimits, reviewFixes, slidingSessions, relayWindow,
         eventOutbox, sealedUnderServerKey, outboxHeads, domainKeys, disabledAccounts,
         providerEvents, ephemeralKinds, passkeys, passkeySessions, settings, securityVersions, sealedSecrets,
-        sessionFile, sessionCheckFunction,
+        sessionFile, sessionCheckFunction, takebacks,
     ]
 
     /// The version from which the sessions live in their own file (`SessionFile`).
@@ -410,7 +410,7 @@ enum Migrations {
     /// Issue 29: which session added each passkey (its public id) and when that session was made,
     /// so that a takeback (a reset, signing out everywhere, a join by code that ends the sessions,
     /// Google's hijacking event, the operator's disable or sign-out) removes every passkey that a
-    /// session from before it added, even one already signed out (`PasskeyTakeback`). A passkey
+    /// session from before it added, even one already signed out (`Takeback`). A passkey
     /// from before this version gets 0: the session that added it is unknown, so any takeback
     /// removes it.
     static let passkeySessions = """
@@ -459,5 +459,18 @@ enum Migrations {
     /// whose plan each server connection keeps; SQLite has nothing to do.
     static let sessionCheckFunction = """
         -- issue 35: the session check's function on PostgreSQL (PostgresMigrations); nothing on SQLite
+        """
+
+    /// Issue 44, the fourth review's takebacks. T5-4: which session linked each identity (`account`
+    /// `link`) and when that session was made, so that a takeback removes an identity a session
+    /// from before it linked, as it removes passkeys (`Takeback`); NULL: the identity came by a
+    /// sign-in or a join, not by a session's link, or before this version, and a takeback leaves
+    /// it. T5-2: each account's sessions epoch, which every ending of its sessions but one's own
+    /// moves on (`SecurityLedger.endSessions`): a sign-in's session, made on SQLite's session file
+    /// after the sign-in commits, is made only if the epoch it read is still the account's.
+    static let takebacks = """
+        ALTER TABLE identities ADD COLUMN session_id TEXT;
+        ALTER TABLE identities ADD COLUMN session_made_at INTEGER;
+        ALTER TABLE accounts ADD COLUMN sessions_epoch INTEGER NOT NULL DEFAULT 0;
         """
 }

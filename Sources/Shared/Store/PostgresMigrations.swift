@@ -128,6 +128,12 @@ enum PostgresMigrations {
         [],
         // 22, `Migrations.sessionCheckFunction`: every session check and look-up (`LiveSession.readOnPostgres`).
         [sessionCheckFunction],
+        // 23, `Migrations.takebacks`: which session linked each identity, when it was made; the sessions epoch.
+        [
+            #"ALTER TABLE identities ADD COLUMN session_id text COLLATE "C""#,
+            "ALTER TABLE identities ADD COLUMN session_made_at bigint",
+            "ALTER TABLE accounts ADD COLUMN sessions_epoch bigint NOT NULL DEFAULT 0",
+        ],
     ]
 
     /// The session check's statement as a PL/pgSQL function, whole (nginx's check takes it too).
