@@ -88,16 +88,21 @@ final class SQLiteDatabase {
             return
         }
         guard try !openSplit(durability, target: target) else { return }
-        // Behind: the store is brought up to date on a connection of its own (the migrations'
-        // statements name no file), and the session file filled.
         close()
-        let store = SQLiteDatabase(path: path, busyTimeoutMillis: busyTimeoutMillis, sessionPath: nil, sessionFileOnly: false)
-        try store.openStore(.powerCutSafe, target: target, serverKey: serverKey)
-        try store.transaction { () throws(FrontdoorError) in try SessionFile.takeOver(from: store) }
-        store.close()
-        try SessionFile.finish(storePath: path, busyTimeoutMillis: busyTimeoutMillis)
-        guard try openSplit(durability, target: target) else {
-            throw .internal("sqlite: open: the session file \(SessionFile.path(path)) is still not filled")
+        // Behind, or new: one process at a time (`SetupLock`); whoever waited finds it done.
+        try SetupLock.hold(folderOf: path) { () throws(FrontdoorError) in
+            if try openSplit(durability, target: target) { return }
+            // The store is brought up to date on a connection of its own (the migrations'
+            // statements name no file), and the session file filled.
+            close()
+            let store = SQLiteDatabase(path: path, busyTimeoutMillis: busyTimeoutMillis, sessionPath: nil, sessionFileOnly: false)
+            try store.openStore(.powerCutSafe, target: target, serverKey: serverKey)
+            try store.transaction { () throws(FrontdoorError) in try SessionFile.takeOver(from: store) }
+            store.close()
+            try SessionFile.finish(storePath: path, busyTimeoutMillis: busyTimeoutMillis)
+            guard try openSplit(durability, target: target) else {
+                throw .internal("sqlite: open: the session file \(SessionFile.path(path)) is still not filled")
+            }
         }
     }
 
@@ -157,9 +162,10 @@ final class SQLiteDatabase {
         guard own <= SessionFile.version else {
             throw .internal("sqlite: open: the session file is at version \(own), newer than this program's; deploy the newer binaries")
         }
-        // WAL is a property of each file; a restored copy of the store may have come back without
-        // it. (The session file is never copied back: it is made in WAL mode, `SessionFile`.)
-        if try query("PRAGMA store.journal_mode").first?.text(0) != "wal" { try switchToWAL("store") }
+        // WAL is a property of each file; a new store, or a restored copy of one, may be without
+        // it: behind, switched under the set-up lock (`migrate`). (The session file is never copied
+        // back: it is made in WAL mode, `SessionFile`.)
+        guard try query("PRAGMA store.journal_mode").first?.text(0) == "wal" else { return false }
         guard store >= target && own == SessionFile.version else { return false }
         let changes = viewChanges ?? UnsafeMutablePointer<frontdoor_view_changes>.allocate(capacity: 1)
         changes.initialize(to: frontdoor_view_changes())

@@ -1,0 +1,69 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import DevSupport
+import Shared
+import Testing
+
+/// A new store's first crowd (issue 44): twenty first sign-ins at once on a store that does not
+/// exist yet (a new box, the first minutes after `make install`) used to answer 503 after the
+/// whole busy time-out, all but a few, as the processes making the store and its session file
+/// waited on each other's locks. One process at a time now makes or migrates them (`SetupLock`
+/// on SQLite, the migrations' advisory lock on PostgreSQL) and the others find the work done.
+@Suite struct FirstCrowdTests {
+    /// `count` Google sign-ins of new people, started at once; their answers.
+    static func crowd(_ h: Harness, _ tag: String, count: Int = 20) throws -> [CGIAnswer] {
+        var started: [(pid: Int32, stdoutPath: String, stderrPath: String)] = []
+        for i in 0..<count {
+            let token = try h.google.token(sub: "\(tag)-\(i)", email: "\(tag).\(i)@gmail.com")
+            let body = Array(JSONValue.object([("idToken", .string(token))]).serialized.utf8)
+            Harness.registerSecrets(of: body, authorization: nil)
+            let env = h.environment(
+                method: "POST", contentType: "application/json", contentLength: body.count, authorization: nil, extra: [:])
+            started.append(try ChildProcess.start(Harness.binDir + "/signin-google", environment: env, stdin: body, workDir: h.dir))
+        }
+        return started.compactMap {
+            CGIAnswer.parse(ChildProcess.finish(pid: $0.pid, stdoutPath: $0.stdoutPath, stderrPath: $0.stderrPath))
+        }
+    }
+
+    @Test func twentyFirstSignInsOnANewStoreAllSucceed() throws {
+        let h = try Harness()
+        if h.postgres == nil { #expect(access(h.databasePath, F_OK) != 0, "the store is not there yet") }
+        let answers = try Self.crowd(h, "first-crowd")
+        #expect(answers.count == 20)
+        #expect(answers.allSatisfy { $0.status == 200 }, "\(answers.map { "\($0.status) \($0.stderr)" })")
+        #expect(try h.count("accounts") == 20)
+        #expect(try StoreInvariants.violations(h.database()) == [])
+    }
+
+    /// The same twenty while the store is being made: the first holds the set-up (its lock taken,
+    /// nothing made yet) past the busy time-out while the nineteen others start; let go, it makes
+    /// the store and every one of them then answers 200. (SQLite's set-up lock.)
+    @Test func twentyWhileTheStoreIsBeingMadeAllSucceed() throws {
+        let h = try Harness()
+        guard h.postgres == nil else { return }
+        let token = try h.google.token(sub: "maker", email: "maker@gmail.com")
+        let held = try HeldRequest(
+            h, "signin-google", json: JSONValue.object([("idToken", .string(token))]).serialized, holdAt: "setup-locked")
+        try held.waitUntilHeld()
+        var started: [(pid: Int32, stdoutPath: String, stderrPath: String)] = []
+        for i in 0..<19 {
+            let token = try h.google.token(sub: "waiting-\(i)", email: "waiting.\(i)@gmail.com")
+            let body = Array(JSONValue.object([("idToken", .string(token))]).serialized.utf8)
+            let env = h.environment(
+                method: "POST", contentType: "application/json", contentLength: body.count, authorization: nil, extra: [:])
+            started.append(try ChildProcess.start(Harness.binDir + "/signin-google", environment: env, stdin: body, workDir: h.dir))
+        }
+        // Longer than the 5 s busy time-out the processes used to fail at.
+        usleep(6_000_000)
+        let first = try held.release()
+        #expect(first.status == 200, "\(first.rawBody) \(first.stderr)")
+        let answers = started.compactMap {
+            CGIAnswer.parse(ChildProcess.finish(pid: $0.pid, stdoutPath: $0.stdoutPath, stderrPath: $0.stderrPath))
+        }
+        #expect(answers.count == 19)
+        #expect(answers.allSatisfy { $0.status == 200 }, "\(answers.map { "\($0.status) \($0.stderr)" })")
+        #expect(try h.count("accounts") == 20)
+    }
+}
