@@ -150,7 +150,8 @@ import Testing
         w.h.limitsNow += 1
         let resent = try w.h.verify([("action", "send_code"), ("ticket", .string(ticket))])
         #expect(resent.status == 200, "\(resent.rawBody)")
-        #expect(w.mails(to: "second.choice@example.org").count == 2 && w.mails(to: "rules.ada@example.org").count == 1)
+        // The account's own address: its proof's code and each change's notice (T5-6), never a change's code.
+        #expect(w.mails(to: "second.choice@example.org").count == 2 && w.mails(to: "rules.ada@example.org").count == 3)
         let code = try #require(w.h.smtp.lastCode(to: "second.choice@example.org"))
         let wrong = code == "000000" ? "111111" : "000000"
         for _ in 0..<5 { #expect(try confirm(w, ticket: ticket, code: wrong).errorCode == "invalid_code") }

@@ -120,4 +120,30 @@ import Testing
         #expect(reset.status == 400 && reset.errorCode == "invalid_ticket", "\(reset.rawBody)")
         #expect(try w.h.login(new, SettingsWorld.password).status == 200)
     }
+
+    /// T5-6: the person is told at their address of a link and an unlink, and at the old address
+    /// as soon as an address change is begun (not only once it is done). No notice carries a link.
+    @Test func linksUnlinksAndABegunAddressChangeAreTold() throws {
+        let w = try SettingsWorld()
+        let address = "t56.told@example.org"
+        let ada = try w.proven(address)
+        let told = { w.mails(to: address).count }
+        var seen = told()
+        let google = try w.h.google.token(sub: "t56-told", email: "t56.someone@gmail.com")
+        #expect(try w.account("link", [("provider", "google"), ("idToken", .string(google))], as: ada).status == 200)
+        #expect(told() == seen + 1)
+        let linked = try #require(w.mails(to: address).last?.data)
+        #expect(linked.contains("Subject: Google sign-in was added to your account") && !linked.contains("http"), "\(linked)")
+        seen = told()
+        #expect(try w.account("unlink", [("provider", "google")], as: ada).status == 200)
+        #expect(told() == seen + 1)
+        #expect(w.mails(to: address).last?.data.contains("Subject: Google sign-in was removed from your account") == true)
+        seen = told()
+        let change = try w.account("change_email", [("newEmail", "t56.elsewhere@example.net")], as: ada)
+        #expect(change.status == 200, "\(change.rawBody)")
+        #expect(told() == seen + 1, "the old address is told at the start")
+        let begun = try #require(w.mails(to: address).last?.data)
+        #expect(begun.contains("Subject: A change of your account's email address was asked for") && !begun.contains("http"))
+        #expect(!begun.contains("t56.elsewhere"), "the old address is not told the new one")
+    }
 }

@@ -30,7 +30,7 @@ enum EmailChange {
             try db.transaction { () throws(FrontdoorError) in try RateLimits.refund(asked.limits, db: db, now: now) }
             throw error
         }
-        let ticket = try db.transaction { () throws(FrontdoorError) -> String in
+        let (ticket, notice) = try db.transaction { () throws(FrontdoorError) -> (String, SettingsNotice?) in
             try asked.acting.again(context, db)
             // One address change waits at a time: a newer one replaces the older, code and all.
             try cancelPending(asked.acting.accountId, db: db)
@@ -39,10 +39,13 @@ enum EmailChange {
                 addressKey: RateLimits.addressKey(asked.email, secret: secret), email: asked.email, db: db, now: now,
                 lifetime: context.config.ticketLifetimeSeconds)
             try Codes.store(code, ticketHash: made.hash, key: try context.codeKey(), db: db, now: now)
+            // The old address is told now, not only once the move is done (T5-6).
+            let notice = try SettingsNotice.read(.addressChangeBegun, accountId: asked.acting.accountId, db: db, now: now)
             // The crash suite kills a change here: mailed, its ticket and code written, nothing committed.
             TestHooks.pause("email-change-started")
-            return made.ticket
+            return (made.ticket, notice)
         }
+        if let notice { context.runAfterAnswer { notice.send(context) } }
         return CGIResponse(status: 200, body: .object([
             ("ticket", .string(ticket)), ("email", .string(asked.email)),
             ("codeExpiresAt", .string(Clock.rfc3339(now + Codes.lifetimeSeconds))),

@@ -58,7 +58,7 @@ enum IdentityLink {
         let db = try context.database()
         let now = context.now
         let provider = identity.provider.rawValue
-        let answer = try db.transaction { () throws(FrontdoorError) -> JSONValue in
+        let (answer, notice) = try db.transaction { () throws(FrontdoorError) -> (JSONValue, SettingsNotice?) in
             try acting.again(context, db)
             try alongside()
             let owner = try db.query(
@@ -82,10 +82,13 @@ enum IdentityLink {
                  .integer(acting.createdAt)])
             guard inserted == 1 else { throw identityTaken }
             try Events.record(.linked(provider: provider), accountId: acting.accountId, in: db, config: context.config, now: now)
+            let notice = try SettingsNotice.read(
+                .providerLinked, provider: provider, accountId: acting.accountId, db: db, now: now)
             // The crash suite kills a link here: the identity and its event written, nothing committed.
             TestHooks.pause("identity-linked")
-            return try AccountData.stored(db, accountId: acting.accountId, token: acting.token, now: now)
+            return (try AccountData.stored(db, accountId: acting.accountId, token: acting.token, now: now), notice)
         }
+        if let notice { context.runAfterAnswer { notice.send(context) } }
         return CGIResponse(status: 200, body: answer)
     }
 

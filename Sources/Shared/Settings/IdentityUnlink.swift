@@ -53,6 +53,7 @@ enum IdentityUnlink {
                 try db.run(
                     "DELETE FROM identities WHERE account_id = ? AND provider = ?", [.text(accountId), .text(provider)])
                 try SecurityLedger.identityRemoved(provider, accountId: accountId, db: db, now: now)
+                notice = try SettingsNotice.read(.providerUnlinked, provider: provider, accountId: accountId, db: db, now: now)
             }
             try Events.record(.unlinked(provider: provider), accountId: accountId, in: db, config: context.config, now: now)
             // The crash suite kills an unlink here: the way in gone and its event written, nothing committed.

@@ -1,6 +1,7 @@
 /// The mail that tells the person how their account's way in changed (rule 18): after a password
-/// is changed, set or removed, to the account's address; after an address change, to the old
-/// address. It goes after the answer and never holds it; it says what changed and when, and what
+/// is changed, set or removed, a provider linked or unlinked, to the account's address; when an
+/// address change is begun and when it is done, to the old address (the fourth review's T5-6: a
+/// link or a change a stolen session made was told to nobody). It goes after the answer and never holds it; it says what changed and when, and what
 /// to do if it was not them, and carries no link: nothing in it signs anyone in. It goes only to
 /// an address that may be mailed (as a code may: by today's rules, not stopped by a provider's
 /// event, not of a disabled account); an account without one gets none.
@@ -10,11 +11,16 @@ struct SettingsNotice {
         case passwordSet = "password-set"
         case passwordRemoved = "password-removed"
         case addressChanged = "address-changed"
+        case addressChangeBegun = "address-change-begun"
+        case providerLinked = "provider-linked"
+        case providerUnlinked = "provider-unlinked"
     }
 
     let to: String
     let change: Change
     let at: UnixTime
+    /// The provider a link or an unlink concerns, as the person reads it ("Google", "Apple").
+    var provider: String = ""
 
     /// Read in the change's transaction, before an address change writes the new address: nil
     /// when no mail may go to the account's address.
@@ -27,6 +33,15 @@ struct SettingsNotice {
             try !ProviderEventStore.mailStopped(accountId, db: db)
         else { return nil }
         return SettingsNotice(to: email, change: change, at: now)
+    }
+
+    /// A link's or an unlink's notice, naming the provider.
+    static func read(
+        _ change: Change, provider: String, accountId: String, db: Database, now: UnixTime
+    ) throws(FrontdoorError) -> SettingsNotice? {
+        guard var notice = try read(change, accountId: accountId, db: db, now: now) else { return nil }
+        notice.provider = ProviderIdentity.Provider(rawValue: provider)?.displayName ?? provider
+        return notice
     }
 
     /// After the answer; the outcome goes to syslog, never the address.
@@ -101,6 +116,43 @@ struct SettingsNotice {
                     another way you use (Google, Apple or a passkey), sign out every device and
                     change the address back in the app's account settings, or write to the app's
                     support.
+                    """)
+        case .addressChangeBegun:
+            return MailMessage(
+                to: to, subject: "A change of your account's email address was asked for",
+                text: """
+                    On \(when) someone signed in to your account asked to move it from this address to
+                    another one. A code went to the other address; the move happens only if that code
+                    is entered there within a few minutes.
+
+                    If that was you, there is nothing to do.
+
+                    If it was not you, someone else is signed in to your account: sign out every device
+                    in the app's account settings, or \(reset). Either stops the move.
+                    """)
+        case .providerLinked:
+            return MailMessage(
+                to: to, subject: "\(provider) sign-in was added to your account",
+                text: """
+                    A \(provider) account was added to your account on \(when): it now also signs in
+                    with that \(provider) account.
+
+                    If that was you, there is nothing to do.
+
+                    If it was not you, someone else is signed in to your account: sign out every device
+                    in the app's account settings, or \(reset). Either takes that sign-in away again.
+                    """)
+        case .providerUnlinked:
+            return MailMessage(
+                to: to, subject: "\(provider) sign-in was removed from your account",
+                text: """
+                    The \(provider) sign-in of your account was removed on \(when): it no longer
+                    signs in with that \(provider) account.
+
+                    If that was you, there is nothing to do.
+
+                    If it was not you, someone else is signed in to your account: \(reset). Then
+                    check the ways you sign in, in the app's account settings.
                     """)
         }
     }
