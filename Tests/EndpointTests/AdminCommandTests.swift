@@ -88,8 +88,8 @@ import Testing
         #expect(try h.count("accounts") == 1 && h.ledgerLines.isEmpty)
     }
 
-    /// 69: a snapshot that is not a database (or not a frontdoor store) is refused before the door
-    /// closes; 70: a config that does not parse.
+    /// 69: a snapshot that is not a database (or not a frontdoor store), and so not sealed by this
+    /// box, is refused before the door closes, and before SQLite opens it; 70: a config that does not parse.
     @Test func refusalsAre69AndABrokenConfigIs70() throws {
         let h = try Harness()
         let me = try h.signedIn("g-refuse", email: "refuse@gmail.com")
@@ -109,14 +109,17 @@ import Testing
         try h.writeText(h.dir + "/junk.sqlite3", "this is not a database, only text\n")
         let junk = try h.admin(["restore", h.dir + "/junk.sqlite3"])
         #expect(junk.status == 69 && junk.error == "unavailable", "\(junk.stdout)")
-        #expect(junk.stderr.contains("not a database"))
+        // Refused for its missing seal before SQLite parses it (the fourth review's T5-12): no
+        // "not a database", which only SQLite's parse could say.
+        #expect(junk.stderr.contains("has no junk.sqlite3.mac beside it") && !junk.stderr.contains("not a database"),
+                "\(junk.stderr)")
         // An SQLite file, but not a store of ours.
         let made = try ChildProcess.run("/usr/bin/python3", arguments: ["-c", """
             import sqlite3; c = sqlite3.connect('\(h.dir)/plain.sqlite3'); c.execute('create table t(x)'); c.commit()
             """], environment: [:], workDir: h.dir)
         #expect(made.exitStatus == 0, "\(made.stderrText)")
         let plain = try h.admin(["restore", h.dir + "/plain.sqlite3"])
-        #expect(plain.status == 69 && plain.json["message"]?.stringValue?.contains("not a frontdoor store") == true,
+        #expect(plain.status == 69 && plain.json["message"]?.stringValue?.contains("has no plain.sqlite3.mac beside it") == true,
                 "\(plain.stdout)")
         // Nothing changed: the door stayed open, the person is still signed in.
         #expect(!Door.isClosed(h.databasePath))

@@ -87,10 +87,11 @@ enum Restore {
         try Files.copy(snapshot, to: temporary)
         var takenAt: UnixTime?
         do {
+            // The MAC first, over the copy's bytes (what goes in place): SQLite, run as root, parses
+            // only a file this box's server key sealed (the fourth review's T5-12).
+            try BackupSeal.check(temporary, named: snapshot, key: macKey)
             let file = try SnapshotFile(path: temporary)
             takenAt = try check(file, named: snapshot)
-            // The copy's bytes, not the file's: what is checked is what goes in place.
-            try BackupSeal.check(temporary, named: snapshot, key: macKey)
             try file.execute("DROP TABLE IF EXISTS \(Backup.takenTable); PRAGMA journal_mode = DELETE")
             file.close()
             try Files.sync(temporary)
