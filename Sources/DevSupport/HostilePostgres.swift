@@ -25,6 +25,9 @@ public final class HostilePostgres: @unchecked Sendable {
         /// Logs in with no password (as `trust` and `peer` do), then answers every statement with a
         /// row description that never completes, one byte every 100 ms.
         case trustThenTrickle
+        /// Logs in with no password, then sends `count` ParameterStatus messages of as many names
+        /// before its ReadyForQuery (a client that keeps them all grows without end).
+        case parameterFlood(count: Int)
     }
 
     struct State {
@@ -114,6 +117,18 @@ public final class HostilePostgres: @unchecked Sendable {
             let first = "r=\(nonce)hostile,s=c2FsdHNhbHQ=,i=\(iterations)"
             guard connection.send(Self.message("R", Self.be32(11) + Array(first.utf8))) else { return }
             if connection.readMessage()?.0 == UInt8(ascii: "p") { state.withLock { $0.passwords += 1 } }
+            connection.waitForStop()
+        case .parameterFlood(let count):
+            guard connection.send(Self.message("R", Self.be32(0))) else { return }
+            var batch: [UInt8] = []
+            for i in 0..<count {
+                batch += Self.message("S", Array("flood_\(i)\0value\0".utf8))
+                if batch.count > 1 << 16 {
+                    guard connection.send(batch) else { return }
+                    batch = []
+                }
+            }
+            _ = connection.send(batch + Self.message("K", Self.be32(4242) + Self.be32(1)) + Self.message("Z", [UInt8(ascii: "I")]))
             connection.waitForStop()
         case .trustThenTrickle:
             var login = Self.message("R", Self.be32(0))

@@ -82,4 +82,18 @@ import Testing
         #expect(Clock.monotonicMillis() - started < 10_000)
         #expect(throws: PostgresError.self) { try connection.query("SELECT 1") }
     }
+
+    /// A server that floods the login with ParameterStatus messages (100,000 names) is refused as
+    /// no PostgreSQL, before the client has kept more than a few dozen (the fourth review).
+    @Test func aFloodOfServerParametersIsRefused() throws {
+        let server = try HostilePostgres(.parameterFlood(count: 100_000))
+        defer { server.stop() }
+        let url = try Self.url(server)
+        do {
+            _ = try PostgresConnection(url)
+            Issue.record("logged in")
+        } catch {
+            #expect(error.kind == .protocolViolation && error.reason.contains("server parameters"), "\(error)")
+        }
+    }
 }

@@ -32,6 +32,12 @@ public final class PostgresConnection {
     /// names and values side by side: plain string arrays cost a process no generic set-up.
     private var parameterNames: [String] = []
     private var parameterValues: [String] = []
+    /// PostgreSQL reports about 14, pgbouncer fewer: a server that sends more names than this, or
+    /// more reports than `maxParameterReports` in a connection's life, is not one (the fourth
+    /// review's T5-13; 100,000 were taken, each kept).
+    static let maxParameterNames = 64
+    static let maxParameterReports = 4096
+    private var parameterReports = 0
     private let socket: PostgresSocket
     private var framer = PostgresFramer()
     private var backendKey: (processID: Int32, secretKey: Int32)?
@@ -274,9 +280,16 @@ public final class PostgresConnection {
                 case .noticeResponse, .notification:
                     continue
                 case .parameterStatus(let name, let value):
+                    parameterReports += 1
+                    guard parameterReports <= Self.maxParameterReports else {
+                        throw violation("more than \(Self.maxParameterReports) ParameterStatus messages")
+                    }
                     if let index = parameterNames.firstIndex(of: name) {
                         parameterValues[index] = value
                     } else {
+                        guard parameterNames.count < Self.maxParameterNames else {
+                            throw violation("more than \(Self.maxParameterNames) server parameters")
+                        }
                         parameterNames.append(name)
                         parameterValues.append(value)
                     }
