@@ -155,9 +155,12 @@ import Testing
         let hash = try SHA1.hexDigest(PasswordHasher.normalised(breached))
         #expect(request.path == "/range/" + hash.prefix(5) && request.header("Add-Padding") == "true")
         #expect(try register("clean@example.org", "a passphrase nobody has used").status == 201)
-        // A password refused on the box never goes out.
+        // A password refused on the box never goes out; nor does one of a registration refused as
+        // taken (the fourth review's T5-9: the service was asked before the limits and the address).
         Self.expectRefused(try register("local@example.org", "aaaaaaaaaaaaaaa"), "repetitive")
         #expect(fake.requests.count == 2)
+        #expect(try register("clean@example.org", "another passphrase nobody used").errorCode == "email_taken")
+        #expect(fake.requests.count == 2, "a registration refused as taken asked nobody")
         // Down, hanging, failing, talking nonsense, listing it as padding: let through, with a line for the operator.
         var n = 0
         for mode: FakePwnedPasswords.Mode in [.down, .hang, .status(500), .garbage, .asPadding] {

@@ -30,8 +30,8 @@ public enum EmailSignIn {
         let name = try displayName(body)
         let deviceName = try PersonText.deviceName(body)
         let email = try EmailValidation.checked(typed, acceptAsTyped: try body.optionalBool("acceptAsTyped") ?? false)
-        // Rule 19 before anything is counted or hashed: a refused password costs no try.
-        try PasswordPolicy.check(password, context: .init(email: email), config: context.config)
+        // Rule 19 on the box before anything is counted or hashed: a refused password costs no try.
+        try PasswordPolicy.checkOnBox(password, context: .init(email: email), config: context.config)
         // A registration makes an account: never on a proof of another session's (rule 18).
         if try Reauthentication.bearer(context) != nil { throw Reauthentication.mismatch }
         let db = try context.database()
@@ -45,6 +45,8 @@ public enum EmailSignIn {
             return try !db.query("SELECT 1 FROM accounts WHERE email_key = ?", [.text(key)]).isEmpty
         }
         guard !known else { throw taken }
+        // The range service once the registration is counted and the address free (T5-9).
+        try PasswordPolicy.checkRange(password, config: context.config)
         // Hashing takes tens of milliseconds: outside the transaction, so no write lock waits on it.
         let hash = try PasswordHasher.hash(password, cost: context.config.passwordCost)
         // The address was free a moment ago: the race with an address change's confirm.

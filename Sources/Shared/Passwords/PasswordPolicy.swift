@@ -41,12 +41,25 @@ public enum PasswordPolicy {
     /// of common passwords cannot be read (no password is set without it being checked; the
     /// stderr line names `passwords.listFile`). The range service never refuses for being away.
     public static func check(_ password: String, context: Context, config: Config) throws(FrontdoorError) {
+        try checkOnBox(password, context: context, config: config)
+        try checkRange(password, config: config)
+    }
+
+    /// Rule 19 on this box alone: what a refusal costs nobody anything to say.
+    public static func checkOnBox(_ password: String, context: Context, config: Config) throws(FrontdoorError) {
         let rules = config.passwords
         if let reason = lengthVerdict(password, rules: rules) { throw refusal(reason, minLength: rules.minLength) }
         let list = try openList(rules)
         if let reason = verdict(password, context: context, rules: rules, list: list) {
             throw refusal(reason, minLength: rules.minLength)
         }
+    }
+
+    /// The range service (when `passwords.rangeUrl` is set): asked only once the request has been
+    /// counted against its limits, so a request the limits refuse holds no outbound call (the
+    /// fourth review's T5-9).
+    public static func checkRange(_ password: String, config: Config) throws(FrontdoorError) {
+        let rules = config.passwords
         guard let url = rules.rangeUrl else { return }
         switch PwnedRange.ask(about: password, url: url, timeoutSeconds: rules.rangeTimeoutSeconds) {
         case .seen: throw refusal(.common, minLength: rules.minLength)

@@ -23,9 +23,10 @@ enum PasswordSettings {
             return (acting, hash, row?.text(0), limits)
         }
         // The new password's rules (rule 19) before a try is counted, as a reset checks them.
-        try PasswordPolicy.check(new, context: .init(email: found.email), config: context.config)
+        try PasswordPolicy.checkOnBox(new, context: .init(email: found.email), config: context.config)
         // Every attempt counts until it succeeds, so parallel guesses cannot all slip under the limit.
         try db.transaction { () throws(FrontdoorError) in try RateLimits.hit(found.limits, db: db, now: now) }
+        try PasswordPolicy.checkRange(new, config: context.config)
         guard try PasswordHasher.verify(current, against: found.hash) else {
             throw FrontdoorError(.invalidCredentials, "The current password is not right.")
         }
