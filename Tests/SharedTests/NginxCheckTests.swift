@@ -205,6 +205,9 @@ import Testing
              "passes to its upstream without frontdoor-protect.conf"),
             ("location ^~ /api/ { \(protect) error_page 404 = /fallback; proxy_pass http://a; } location = /fallback { proxy_pass http://b; }",
              "the app gets the client's bearer token"),
+            // A mirror's copy carries the client's headers to its own location (the fourth review's T5-11).
+            ("location ^~ /api/ { \(protect) mirror /audit-copy/; proxy_pass http://a; } location /audit-copy/ { proxy_pass http://b; }",
+             "the app gets the client's bearer token"),
             // A nested prefix inside the one the URI meets first.
             ("location ^~ /api/ { \(protect) try_files $uri /app/v1/x; } location /app/ { root /srv; location /app/v1/ { proxy_pass http://b; } }",
              "location /app/v1/"),
@@ -231,6 +234,8 @@ import Testing
             // After the check, a page nginx serves itself passes nothing upstream.
             "location ^~ /api/ { \(protect) error_page 502 /50x.html; try_files $uri /index.html; proxy_pass http://a; } "
                 + "location = /50x.html { root /usr/share/nginx/html; } location / { root /srv/www; }",
+            // A mirror into a protected location, and a mirror turned off.
+            "location ^~ /api/ { \(protect) mirror /api2/copy; mirror off; proxy_pass http://a; } location ^~ /api2/ { \(protect) proxy_pass http://b; }",
             // A URI that no location takes is nginx's 404.
             "location ^~ /api/ { \(protect) try_files $uri /nowhere; }",
         ]

@@ -1,6 +1,6 @@
 /// Where a protected location hands its request on by URI, which nginx then matches against the
 /// server's locations afresh: `rewrite … last` (or with no flag), before the check has even run;
-/// `try_files … /uri` and `error_page … /uri`, after it. The location the URI lands in gets the
+/// `try_files … /uri`, `error_page … /uri` and `mirror /uri`, after it. The location the URI lands in gets the
 /// request on its own terms: unless it is protected too, a rewrite lets requests without a session
 /// through, and the others hand the app the client's bearer token and headers. The check follows
 /// a URI it can read (no variables, a rewrite without captures) through nginx's own choice of
@@ -29,6 +29,11 @@ extension NginxLayoutCheck {
                 out.append(Reroute(directive: directive, uri: literalPath(replacement), beforeCheck: true))
             case "try_files", "error_page":
                 guard let target = directive.args.last, target.hasPrefix("/") || target.hasPrefix("$") else { continue }
+                out.append(Reroute(directive: directive, uri: literalPath(target), beforeCheck: false))
+            case "mirror":
+                // A copy of the request, the client's headers with it, to another URI after the
+                // check (the precontent phase): that location must be protected too (T5-11).
+                guard let target = directive.args.first, target != "off" else { continue }
                 out.append(Reroute(directive: directive, uri: literalPath(target), beforeCheck: false))
             default: continue
             }
