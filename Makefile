@@ -10,7 +10,7 @@ DEV_PORT ?= 8081
 # (CheckSchemaCostTests, scripts/request-cost).
 APT_PACKAGES := libssl-dev libsodium-dev pkg-config nginx fcgiwrap curl binutils python3 \
     gcc make patch xz-utils gpgv debian-archive-keyring python3-venv chromium chromium-driver python3-pip valgrind \
-    dnsmasq-base python3-aiosmtpd openssl
+    dnsmasq-base python3-aiosmtpd openssl ca-certificates
 # The servers the PostgreSQL tests start under a folder of their own (scripts/pg-stack): installed
 # without the cluster and the pgbouncer service Debian would otherwise create and start.
 PG_PACKAGES := postgresql pgbouncer

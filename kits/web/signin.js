@@ -357,7 +357,7 @@ async function passkeySignIn() {
       fail("signin", error.code ? error : { code: "passkey_failed" });
     }
   });
-  if (!state.session) startPasskeyAutofill();
+  if (!state.session && document.activeElement === $("email")) startPasskeyAutofill();
 }
 
 async function addPasskey() {
@@ -678,11 +678,16 @@ function showSignIn() {
   $("register-submit").hidden = state.reauthenticating;
   $("forgot").hidden = state.reauthenticating;
   $("passkey-signin").hidden = !passkeysHere();
-  startPasskeyAutofill();
+  // The autofill waits for the address field: a ceremony is a stored row counted against the
+  // begin limits, which every page view (people behind one address) would use up otherwise.
+  if (document.activeElement === $("email")) startPasskeyAutofill();
 }
 
 function wire() {
   $("form-signin").addEventListener("submit", submitSignIn);
+  $("email").addEventListener("focus", () => {
+    if (!state.conditional && !state.session) startPasskeyAutofill();
+  });
   $("email").addEventListener("input", () => {
     clearTimeout(hintTimer);
     hintTimer = setTimeout(checkAddress, HINT_PAUSE_MS);
