@@ -180,7 +180,7 @@ async function setUpApple() {
   });
 }
 
-/** Apple's window closed, or its Cancel tapped, or a newer tap replaced it.
+/** Apple's window closed, or its Cancel tapped, or a newer tap replaced it. */
 const APPLE_BACKED_OUT = ["popup_closed_by_user", "user_cancelled_authorize", "user_trigger_new_signin_flow"];
 
 /** Apple's sheet ended without an authorization. Backing out is nothing: no message, focus back
