@@ -93,6 +93,9 @@ final class Harness: @unchecked Sendable {
         return String(cString: made)
     }
 
+    /// The kit's page as the notices link to it (`mail.pageUrl`).
+    static let pageUrl = "https://example.com/auth/kit/"
+
     func writeConfig(_ extra: [(String, JSONValue)] = []) throws {
         var members: [(String, JSONValue)] = storeMembers() + [
             ("development", true),
@@ -103,7 +106,7 @@ final class Harness: @unchecked Sendable {
             // No wait before a reset mail (mail.resetDelaySeconds): the tests read the code at once.
             ("mail", .object([
                 ("smtpUrl", .string(smtp.url)), ("from", "frontdoor-test@localhost"), ("timeoutSeconds", 3),
-                ("resetDelaySeconds", 0),
+                ("resetDelaySeconds", 0), ("pageUrl", .string(Self.pageUrl)),
             ])),
             // The suites not about passwords set short ones ("the old password"): 8, the least the
             // config takes. PasswordRulesTests gives its own section, without minLength (15).

@@ -331,6 +331,10 @@ import Testing
         #expect(deleted.status == 200 && deleted.body["deleted"] == true, "\(deleted.rawBody)")
         #expect(try w.h.count("passkeys") == 0)
         #expect(try w.h.count("sessions") == sessionsBefore)
+        // Rule 18: the person is told, with the "This wasn't me" link.
+        let told = try #require(w.h.smtp.messages.last { $0.recipients == ["ada-delete@gmail.com"] })
+        #expect(told.data.contains("Subject: A passkey was removed from your account"), "\(told.data)")
+        #expect(NoticeLinkTests.onlyLinkIsNotMe(told.data), "\(told.data)")
         // The session the passkey made still checks; the passkey no longer signs in.
         let token = try #require(viaPasskey.body["sessionToken"]?.stringValue)
         #expect(try w.h.run("session", body: [], method: "GET", contentType: nil, authorization: "Bearer \(token)").status == 200)

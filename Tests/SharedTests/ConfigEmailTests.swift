@@ -26,4 +26,23 @@ extension ConfigTests {
                   #"{"databasePath": "/x", "processLifetimeSeconds": 10, "mail": {"smtpUrl": "smtps://m.example", "#
                       + #""from": "a@b.c", "timeoutSeconds": 6}}"#)
     }
+
+    /// The page a notice's "This wasn't me" links to (rule 18): given, or the kit under
+    /// `passkeys.siteUrl`, or none; and how long its links work.
+    @Test func theNoticesPageIsCheckedAndDerived() throws {
+        let mail = #""mail": {"smtpUrl": "smtps://m.example", "from": "a@b.c""#
+        let base = #"{"databasePath": "/tmp/x.sqlite3", "# + mail
+        let given = try parse(base + #", "pageUrl": "https://example.com/auth/kit/signin.html", "noticeLinkSeconds": 3600}}"#)
+        #expect(given.noticePageUrl == "https://example.com/auth/kit/signin.html" && given.mail?.noticeLinkSeconds == 3600)
+        let none = try parse(base + "}}")
+        #expect(none.noticePageUrl == nil && none.mail?.noticeLinkSeconds == 14 * 86_400)
+        #expect(SelfCheck.noticeLinkFinding(none)?.ok == false)
+        let derived = try parse(base + #"}, "passkeys": {"rpId": "example.com"}}"#)
+        #expect(derived.noticePageUrl == "https://example.com/auth/kit/")
+        #expect(SelfCheck.noticeLinkFinding(derived)?.ok == true)
+        for bad in ["http://example.com/auth/kit/", "https://example.com/auth/kit/#x", "ftp://example.com/", "https://ex ample.com/"] {
+            expectKey("mail.pageUrl", base + #", "pageUrl": ""# + bad + #""}}"#)
+        }
+        expectKey("mail.noticeLinkSeconds", base + #", "noticeLinkSeconds": 60}}"#)
+    }
 }

@@ -72,6 +72,8 @@ export function createClient({ base = "/auth", fetch: fetchFn = globalThis.fetch
     resetRequest: (email) => call("verify-email", { action: "reset_request", email }),
     resetConfirm: (ticket, code, password, { deviceName } = {}) =>
       call("verify-email", withDevice({ action: "reset_confirm", ticket, code, password }, deviceName)),
+    /** A notice's "This wasn't me" (its link's `#not-me=` token): every session ends. */
+    notMe: (token) => call("verify-email", { action: "not_me", token }),
 
     // The session's own.
     session: (token) => call("session", {}, token),

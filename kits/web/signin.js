@@ -11,7 +11,7 @@ const state = {
   config: null, strings: null, table: null, platform: "other", client: null, session: null, account: null,
   nonces: { apple: null, google: null }, appleSettings: null, appleForDeletion: false,
   proof: null, resetTicket: null, verifyTicket: null, keptAddress: null, reauthenticating: false,
-  busy: false, conditional: null,
+  busy: false, conditional: null, notMe: null,
 };
 
 // ---- Language and words.
@@ -683,6 +683,49 @@ function showSignIn() {
   if (document.activeElement === $("email")) startPasskeyAutofill();
 }
 
+// ---- "This wasn't me" (a notice's link): one button, and nothing happens before it is pressed.
+
+/** The token of a `#not-me=` link, taken out of the address bar so that it is not kept in history. */
+export function notMeToken(hash) {
+  const match = /^#not-me=([A-Za-z0-9_-]{1,128})$/.exec(hash ?? "");
+  return match ? match[1] : null;
+}
+
+/** Shows the not-me screen when the address holds a link's token; true then. */
+function takeNotMeLink() {
+  const token = notMeToken(location.hash);
+  if (!token) return false;
+  state.notMe = token;
+  history.replaceState(null, "", location.pathname + location.search);
+  showNotMe();
+  return true;
+}
+
+function showNotMe() {
+  show("not-me");
+  $("not-me-confirm").hidden = false;
+  $("not-me-done").hidden = true;
+}
+
+async function notMe() {
+  await once(async () => {
+    try {
+      await state.client.notMe(state.notMe);
+    } catch (error) {
+      fail("not-me", error.code === "invalid_ticket" ? t("notMeUsed") : error);
+      return;
+    }
+    // This browser's session ended with every other.
+    frontdoor.clearSession();
+    state.session = null;
+    state.notMe = null;
+    $("not-me-confirm").hidden = true;
+    $("not-me-done").hidden = false;
+    $("not-me-note").textContent = t("notMeDone");
+    $("not-me-done").focus();
+  });
+}
+
 function wire() {
   $("form-signin").addEventListener("submit", submitSignIn);
   $("email").addEventListener("focus", () => {
@@ -709,6 +752,8 @@ function wire() {
   $("delete-confirm").addEventListener("click", deleteAccount);
   $("delete-cancel").addEventListener("click", () => showAccount({ focusOn: "delete-start" }));
   $("deleted-again").addEventListener("click", showSignIn);
+  $("not-me-confirm").addEventListener("click", notMe);
+  $("not-me-done").addEventListener("click", showSignIn);
   for (const back of document.querySelectorAll("button.back")) back.addEventListener("click", showSignIn);
 }
 
@@ -733,7 +778,11 @@ async function start() {
   }, () => {});
   const providers = setUpProviders();
   state.session = frontdoor.currentSession();
-  if (state.session) {
+  // A link opened in a tab that already shows the page changes only the fragment.
+  window.addEventListener("hashchange", takeNotMeLink);
+  if (takeNotMeLink()) {
+    // Nothing else: the one button waits.
+  } else if (state.session) {
     try {
       await showAccount();
     } catch (error) {

@@ -13,6 +13,7 @@ import os
 import sys
 import time
 import traceback
+import urllib.error
 import urllib.request
 
 from axe_selenium_python import Axe
@@ -532,6 +533,63 @@ def last_mail():
         return ""
 
 
+def api(endpoint, body, token=None):
+    """The real server's answer, as (status, JSON): the script's own calls beside the page's."""
+    request = urllib.request.Request(args.base + "/auth/" + endpoint, data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
+    if token:
+        request.add_header("Authorization", "Bearer " + token)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status, json.loads(answer.read() or b"{}")
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"{}")
+
+
+def not_me():
+    """A notice's "This wasn't me" (rule 18): opening its link does nothing; its one button signs
+    out every device, this browser's too; the link works once."""
+    en = strings("en")
+    d = driver("iphone")
+    try:
+        open_page(d)
+        fill(d, "#email", "nora.notme@example.org")
+        fill(d, "#password", args.password)
+        tap(d, "#register-submit")
+        wait_screen(d, "account")
+        token = kept_session(d)
+        earlier = last_mail()
+        status, _ = api("account", {"action": "change_password", "currentPassword": args.password,
+                                    "newPassword": args.password + " anew"}, token)
+        check("the password is changed", status == 200, status)
+        wait(d, lambda: last_mail() != earlier, 10, "the notice")
+        notice = last_mail()
+        links = [line for line in notice.splitlines() if "#not-me=" in line]
+        check("the notice carries its one link", len(links) == 1 and links[0].startswith("http"), notice)
+        d.get(links[0].strip())
+        wait_screen(d, "not-me")
+        check("the link opens the page's one button", by(d, "#not-me-confirm").is_displayed()
+              and text(d, "#not-me-title") == en["ui"]["notMeTitle"], text(d, "#not-me-title"))
+        check("the token leaves the address bar", "#" not in d.current_url, d.current_url)
+        check("opening the link changes nothing", api("session", {}, token)[0] == 200)
+        shot(d, "not-me-iphone")
+        axe_check(d, "the not-me screen")
+        targets_check(d, "the not-me screen")
+        tap(d, "#not-me-confirm")
+        wait(d, lambda: text(d, "#not-me-note"), 10, "the outcome")
+        check("the button signs out every device", api("session", {}, token)[0] == 401
+              and text(d, "#not-me-note") == en["ui"]["notMeDone"], text(d, "#not-me-note"))
+        check("and this browser's session is forgotten", not kept_session(d))
+        check("the focus moves to what comes next", d.switch_to.active_element.get_attribute("id") == "not-me-done")
+        d.get(links[0].strip())
+        wait_screen(d, "not-me")
+        tap(d, "#not-me-confirm")
+        wait(d, lambda: text(d, "#not-me-error"), 10, "the refusal")
+        check("the link works once", text(d, "#not-me-error") == en["ui"]["notMeUsed"], text(d, "#not-me-error"))
+    finally:
+        close(d)
+
+
 def desktop():
     d = driver("desktop")
     try:
@@ -607,7 +665,7 @@ def main():
     parser.add_argument("--only", default="", help="a comma-separated list of scenarios")
     args = parser.parse_args()
     scenarios = {"iphone": iphone, "android": android, "phone": phone_email_and_passkeys, "desktop": desktop,
-                 "french": french}
+                 "french": french, "not-me": not_me}
     for name, scenario in scenarios.items():
         if args.only and name not in args.only.split(","):
             continue

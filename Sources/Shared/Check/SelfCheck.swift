@@ -88,6 +88,7 @@ public struct SelfCheck {
         checkEvents(config, note: note)
         checkProviderEvents(config, note: note)
         checkPasskeys(config, note: note)
+        if let finding = Self.noticeLinkFinding(config) { note(finding.ok, finding.text) }
         return findings
     }
 
@@ -299,6 +300,17 @@ public struct SelfCheck {
         guard read, status == 0 else { return nil }
         let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return text.trimmingWhitespace()
+    }
+
+    /// Rule 18's "This wasn't me" needs the page the notices link to.
+    static func noticeLinkFinding(_ config: Config) -> (ok: Bool, text: String)? {
+        guard let mail = config.mail else { return nil }
+        guard let page = config.noticePageUrl else {
+            return (false, "mail: notices go without their \"This wasn't me\" link (rule 18): set mail.pageUrl to the "
+                + "web kit's page, https://<this site>/auth/kit/")
+        }
+        return (true, "mail: notices link to \(page)\(NoticeLink.fragment)…, each link working "
+            + "\(mail.noticeLinkSeconds / 86_400) days")
     }
 
     static func summary(_ config: Config) -> String {

@@ -73,6 +73,12 @@ public struct Config: Sendable {
         /// How long a reset waits after its answer before mailing (uniform between half and one and
         /// a half of it), for known and unknown addresses alike. 0: no wait (tests).
         public var resetDelaySeconds: Double = 2
+        /// The web kit's page as a mail links to it (`mail.pageUrl`): a notice's "This wasn't me"
+        /// link is this with `#not-me=` and its token. nil: `passkeys.siteUrl`'s `/auth/kit/`,
+        /// or, without passkeys, notices go without the link (`frontdoor-check` says so).
+        public var pageUrl: String? = nil
+        /// How long a notice's "This wasn't me" link works (rule 18's "the notice's life").
+        public var noticeLinkSeconds: Int64 = 14 * 86_400
     }
 
     /// Argon2id's cost for new password hashes; a stored hash made at another cost is redone at
@@ -419,6 +425,8 @@ public struct Config: Sendable {
                 password: try r.secret("password", files: &config.secretFiles),
                 timeoutSeconds: try r.seconds("timeoutSeconds", default: 10, range: 1...60))
             config.mail?.resetDelaySeconds = try r.seconds("resetDelaySeconds", default: 2, range: 0...10)
+            if r.has("pageUrl") { config.mail?.pageUrl = try Mail.pageURL(&r) }
+            config.mail?.noticeLinkSeconds = try r.int("noticeLinkSeconds", default: 14 * 86_400, range: 3600...(90 * 86_400))
             try r.rejectUnknown()
             if let mail = config.mail, mail.timeoutSeconds + 1.5 * mail.resetDelaySeconds + 5 > Double(config.processLifetimeSeconds) {
                 throw ConfigError(

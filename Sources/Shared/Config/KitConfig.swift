@@ -29,8 +29,10 @@ extension Config {
     /// The URLs a browser is sent to by the kit section, with their keys: the self-check flags a
     /// loopback one outside a development config, as it does an outbound URL.
     public var kitURLs: [(key: String, url: String)] {
-        guard let kit = kitSection else { return [] }
-        var urls = [("kit.appleScriptUrl", kit.appleScriptUrl), ("kit.googleScriptUrl", kit.googleScriptUrl)]
+        var urls: [(key: String, url: String)] = []
+        if let page = mail?.pageUrl { urls.append(("mail.pageUrl", page)) }
+        guard let kit = kitSection else { return urls }
+        urls += [("kit.appleScriptUrl", kit.appleScriptUrl), ("kit.googleScriptUrl", kit.googleScriptUrl)]
         if let redirect = kit.appleRedirectUri { urls.append(("kit.appleRedirectUri", redirect)) }
         return urls
     }
@@ -100,5 +102,26 @@ extension Config.Kit {
         }
         guard OutboundURL.classify(url) != nil, url.hasPrefix("http"), url.unicodeScalars.allSatisfy(allowed) else { throw ConfigError(key: r.key(name), reason: "must be https:// (or http:// to a loopback address)") }
         return url
+    }
+}
+
+extension Config.Mail {
+    /// `mail.pageUrl`: `https://` (or `http://` to a loopback address), whole, without a fragment
+    /// (the link adds its own), and nothing a mail's line or a URL would end at.
+    static func pageURL(_ r: inout ConfigReader) throws(ConfigError) -> String {
+        let url = try r.requiredString("pageUrl")
+        let plain = url.unicodeScalars.allSatisfy { $0.isASCII && $0.value > 0x20 && $0.value != 0x7F && !"#<>\"".unicodeScalars.contains($0) }
+        guard OutboundURL.classify(url) != nil, url.hasPrefix("http"), plain else {
+            throw ConfigError(key: r.key("pageUrl"), reason: "must be https:// (or http:// to a loopback address), without a fragment")
+        }
+        return url
+    }
+}
+
+extension Config {
+    /// Where a notice's "This wasn't me" link goes: `mail.pageUrl`, or the kit under
+    /// `passkeys.siteUrl`; nil: the notices go without it.
+    public var noticePageUrl: String? {
+        mail?.pageUrl ?? passkeys.map { $0.siteUrl + "/auth/kit/" }
     }
 }

@@ -83,6 +83,7 @@ public enum AccountDeletion {
         try Events.record(.deleting, accountId: accountId, in: db, config: config, now: now)
         // Codes hang off tickets, not the account: they go first, while their tickets still name it.
         try Ephemeral.removeCodes(accountId: accountId, db: db)
+        try NoticeLink.removeAll(of: accountId, db: db)
         // Sessions are in their own file on SQLite (`SessionFile`), which no foreign key reaches:
         // ended by name, and committed before the store's change. Identities, join tickets and
         // email tickets go with the account (ON DELETE CASCADE). Rate-limit counters are keyed by

@@ -8,9 +8,10 @@ public enum VerifyEmail {
         case "verify_own_email": return try verifyOwnEmail(context)
         case "reset_request": return try PasswordReset.request(context)
         case "reset_confirm": return try PasswordReset.confirm(context)
+        case "not_me": return try NoticeLink.use(context)
         default:
             throw .invalidRequest(
-                "action must be send_code, confirm, verify_own_email, reset_request or reset_confirm.")
+                "action must be send_code, confirm, verify_own_email, reset_request, reset_confirm or not_me.")
         }
     }
 

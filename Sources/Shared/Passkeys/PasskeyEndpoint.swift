@@ -121,7 +121,7 @@ public enum PasskeyEndpoint {
             try PasskeyStore.insert(registered, session: session, name: name, db: db, now: context.now)
             try Events.record(
                 .linked(provider: "passkey"), accountId: session.accountId, in: db, config: context.config, now: context.now)
-            let notice = try PasskeyNotice.read(session, passkeyName: name, db: db, now: context.now)
+            let notice = try PasskeyNotice.read(session, passkeyName: name, config: context.config, db: db, now: context.now)
             // The crash suite kills a registration here: its credential, event and the ceremony's
             // removal written, nothing committed.
             TestHooks.pause("passkey-registered")
@@ -149,7 +149,7 @@ public enum PasskeyEndpoint {
     static func delete(_ context: RequestContext) throws(FrontdoorError) -> CGIResponse {
         let passkeyId = try context.body.requiredString("passkeyId", maxBytes: 2048)
         let db = try context.database()
-        try db.transaction { () throws(FrontdoorError) in
+        let notice = try db.transaction { () throws(FrontdoorError) -> SettingsNotice? in
             let accountId = try session(context, db).accountId
             try RecentSignIn.require(
                 tokenHash: try bearerHash(context), accountId: accountId, db: db, policy: context.config.sessions,
@@ -160,7 +160,9 @@ public enum PasskeyEndpoint {
                 throw FrontdoorError(
                     .lastSignInMethod, "This is the account's last way to sign in. Add another before removing it.")
             }
+            return try SettingsNotice.read(.passkeyRemoved, accountId: accountId, config: context.config, db: db, now: context.now)
         }
+        if let notice { context.runAfterAnswer { notice.send(context) } }
         return CGIResponse(status: 200, body: .object([("deleted", true)]))
     }
 }

@@ -1,17 +1,18 @@
 /// The mail that tells the person a passkey was added to their account (issue 29), so that one a
 /// stolen session added is seen: what was added, when, from which device, and what to do if it
 /// was not them. It goes after the answer and never holds it, and only to the account's own
-/// address when it may be mailed (as a code may); an account without one gets none. It carries
-/// no link: nothing in it signs anyone in.
+/// address when it may be mailed (as a code may); an account without one gets none. Its only link
+/// is "This wasn't me" (`NoticeLink`): nothing in it signs anyone in.
 struct PasskeyNotice {
     let to: String
     let passkeyName: String?
     let deviceName: String?
     let addedAt: UnixTime
+    var notMe: (url: String, until: UnixTime)? = nil
 
     /// Read in the registration's transaction; nil when no mail may go.
     static func read(
-        _ session: LiveSession, passkeyName: String?, db: Database, now: UnixTime
+        _ session: LiveSession, passkeyName: String?, config: Config, db: Database, now: UnixTime
     ) throws(FrontdoorError) -> PasskeyNotice? {
         guard let account = try db.query(
             "SELECT email, email_key FROM accounts WHERE id = ?", [.text(session.accountId)]
@@ -21,7 +22,11 @@ struct PasskeyNotice {
         let device = try db.query(
             "SELECT device_name FROM sessions WHERE session_id = ?", [.text(session.sessionId)]
         ).first?.text(0)
-        return PasskeyNotice(to: email, passkeyName: passkeyName, deviceName: device, addedAt: now)
+        var notice = PasskeyNotice(to: email, passkeyName: passkeyName, deviceName: device, addedAt: now)
+        if let url = try NoticeLink.make(session.accountId, config: config, db: db, now: now) {
+            notice.notMe = (url, now + (config.mail?.noticeLinkSeconds ?? 0))
+        }
+        return notice
     }
 
     /// After the answer; the outcome goes to syslog, never the address.
@@ -53,6 +58,6 @@ struct PasskeyNotice {
                 If it was not you, someone else may be signed in to your account. Open the app and sign
                 out of every device, or reset your password: either one removes every passkey added
                 before it, this one included. Then sign in again and add your own passkeys again.
-                """)
+                """ + NoticeLink.paragraph(notMe))
     }
 }

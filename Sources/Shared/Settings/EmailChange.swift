@@ -40,7 +40,8 @@ enum EmailChange {
                 lifetime: context.config.ticketLifetimeSeconds)
             try Codes.store(code, ticketHash: made.hash, key: try context.codeKey(), db: db, now: now)
             // The old address is told now, not only once the move is done (T5-6).
-            let notice = try SettingsNotice.read(.addressChangeBegun, accountId: asked.acting.accountId, db: db, now: now)
+            let notice = try SettingsNotice.read(
+                .addressChangeBegun, accountId: asked.acting.accountId, config: context.config, db: db, now: now)
             // The crash suite kills a change here: mailed, its ticket and code written, nothing committed.
             TestHooks.pause("email-change-started")
             return (made.ticket, notice)
@@ -97,7 +98,7 @@ enum EmailChange {
         try refuseIfTaken(email, by: accountId, db: db)
         // Checked free, not yet written: a registration of the address races here.
         TestHooks.pause("email-change-checked")
-        let notice = try SettingsNotice.read(.addressChanged, accountId: accountId, db: db, now: now)
+        let notice = try SettingsNotice.read(.addressChanged, accountId: accountId, config: config, db: db, now: now)
         try Events.record(.verifyingEmail, accountId: accountId, in: db, config: config, now: now)
         try db.run(
             "UPDATE accounts SET email = ?, email_key = ?, email_verified = 1 WHERE id = ?",

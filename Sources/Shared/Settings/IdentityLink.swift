@@ -83,7 +83,7 @@ enum IdentityLink {
             guard inserted == 1 else { throw identityTaken }
             try Events.record(.linked(provider: provider), accountId: acting.accountId, in: db, config: context.config, now: now)
             let notice = try SettingsNotice.read(
-                .providerLinked, provider: provider, accountId: acting.accountId, db: db, now: now)
+                .providerLinked, provider: provider, accountId: acting.accountId, config: context.config, db: db, now: now)
             // The crash suite kills a link here: the identity and its event written, nothing committed.
             TestHooks.pause("identity-linked")
             return (try AccountData.stored(db, accountId: acting.accountId, token: acting.token, now: now), notice)

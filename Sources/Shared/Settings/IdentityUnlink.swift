@@ -42,7 +42,8 @@ enum IdentityUnlink {
             if provider == "password" {
                 try db.run("UPDATE accounts SET password_hash = NULL WHERE id = ?", [.text(accountId)])
                 try SecurityLedger.passwordChanged(accountId, db: db, now: now)
-                notice = try SettingsNotice.read(.passwordRemoved, accountId: accountId, db: db, now: now)
+                notice = try SettingsNotice.read(
+                    .passwordRemoved, accountId: accountId, config: context.config, db: db, now: now)
             } else {
                 if provider == "apple" {
                     let (revocation, scheduled) = try AccountDeletion.decide(
@@ -53,7 +54,8 @@ enum IdentityUnlink {
                 try db.run(
                     "DELETE FROM identities WHERE account_id = ? AND provider = ?", [.text(accountId), .text(provider)])
                 try SecurityLedger.identityRemoved(provider, accountId: accountId, db: db, now: now)
-                notice = try SettingsNotice.read(.providerUnlinked, provider: provider, accountId: accountId, db: db, now: now)
+                notice = try SettingsNotice.read(
+                    .providerUnlinked, provider: provider, accountId: accountId, config: context.config, db: db, now: now)
             }
             try Events.record(.unlinked(provider: provider), accountId: accountId, in: db, config: context.config, now: now)
             // The crash suite kills an unlink here: the way in gone and its event written, nothing committed.

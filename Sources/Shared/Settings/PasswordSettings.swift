@@ -47,7 +47,8 @@ enum PasswordSettings {
             try EmailSignIn.succeeded(found.limits, db: db, now: now)
             try Events.record(
                 .updated(changed: "password"), accountId: found.acting.accountId, in: db, config: context.config, now: now)
-            let notice = try SettingsNotice.read(.passwordChanged, accountId: found.acting.accountId, db: db, now: now)
+            let notice = try SettingsNotice.read(
+                .passwordChanged, accountId: found.acting.accountId, config: context.config, db: db, now: now)
             // The crash suite kills a change here: everything written, nothing committed.
             TestHooks.pause("password-changed")
             return (ended, notice)
@@ -78,7 +79,8 @@ enum PasswordSettings {
                 [.text(hash), .text(acting.accountId)]) == 1
             else { throw passwordExists }
             try SecurityLedger.passwordChanged(acting.accountId, db: db, now: now)
-            let notice = try SettingsNotice.read(.passwordSet, accountId: acting.accountId, db: db, now: now)
+            let notice = try SettingsNotice.read(
+                .passwordSet, accountId: acting.accountId, config: context.config, db: db, now: now)
             TestHooks.pause("password-set")
             return notice
         }

@@ -2,9 +2,10 @@
 /// is changed, set or removed, a provider linked or unlinked, to the account's address; when an
 /// address change is begun and when it is done, to the old address (the fourth review's T5-6: a
 /// link or a change a stolen session made was told to nobody). It goes after the answer and never holds it; it says what changed and when, and what
-/// to do if it was not them, and carries no link: nothing in it signs anyone in. It goes only to
-/// an address that may be mailed (as a code may: by today's rules, not stopped by a provider's
-/// event, not of a disabled account); an account without one gets none.
+/// to do if it was not them, with the "This wasn't me" link (`NoticeLink`) when a page is
+/// configured: nothing in it signs anyone in. It goes only to an address that may be mailed (as a
+/// code may: by today's rules, not stopped by a provider's event, not of a disabled account); an
+/// account without one gets none.
 struct SettingsNotice {
     enum Change: String {
         case passwordChanged = "password-changed"
@@ -14,6 +15,7 @@ struct SettingsNotice {
         case addressChangeBegun = "address-change-begun"
         case providerLinked = "provider-linked"
         case providerUnlinked = "provider-unlinked"
+        case passkeyRemoved = "passkey-removed"
     }
 
     let to: String
@@ -21,25 +23,31 @@ struct SettingsNotice {
     let at: UnixTime
     /// The provider a link or an unlink concerns, as the person reads it ("Google", "Apple").
     var provider: String = ""
+    /// The "This wasn't me" link, and when it stops working.
+    var notMe: (url: String, until: UnixTime)? = nil
 
     /// Read in the change's transaction, before an address change writes the new address: nil
     /// when no mail may go to the account's address.
     static func read(
-        _ change: Change, accountId: String, db: Database, now: UnixTime
+        _ change: Change, accountId: String, config: Config, db: Database, now: UnixTime
     ) throws(FrontdoorError) -> SettingsNotice? {
         guard let account = try db.query(
             "SELECT email, email_key, disabled_at IS NOT NULL FROM accounts WHERE id = ?", [.text(accountId)]
         ).first, let email = account.text(0), EmailAddress.isMailable(email, key: account.text(1)), account.int(2) == 0,
             try !ProviderEventStore.mailStopped(accountId, db: db)
         else { return nil }
-        return SettingsNotice(to: email, change: change, at: now)
+        var notice = SettingsNotice(to: email, change: change, at: now)
+        if let url = try NoticeLink.make(accountId, config: config, db: db, now: now) {
+            notice.notMe = (url, now + (config.mail?.noticeLinkSeconds ?? 0))
+        }
+        return notice
     }
 
     /// A link's or an unlink's notice, naming the provider.
     static func read(
-        _ change: Change, provider: String, accountId: String, db: Database, now: UnixTime
+        _ change: Change, provider: String, accountId: String, config: Config, db: Database, now: UnixTime
     ) throws(FrontdoorError) -> SettingsNotice? {
-        guard var notice = try read(change, accountId: accountId, db: db, now: now) else { return nil }
+        guard var notice = try read(change, accountId: accountId, config: config, db: db, now: now) else { return nil }
         notice.provider = ProviderIdentity.Provider(rawValue: provider)?.displayName ?? provider
         return notice
     }
@@ -60,6 +68,11 @@ struct SettingsNotice {
     }
 
     var message: MailMessage {
+        let told = told
+        return MailMessage(to: told.to, subject: told.subject, text: told.text + NoticeLink.paragraph(notMe))
+    }
+
+    private var told: MailMessage {
         let when = MailMessage.date(at)
         let reset = """
             choose a new password now with "Forgot password" on the app's sign-in screen: it signs
@@ -148,6 +161,18 @@ struct SettingsNotice {
                 text: """
                     The \(provider) sign-in of your account was removed on \(when): it no longer
                     signs in with that \(provider) account.
+
+                    If that was you, there is nothing to do.
+
+                    If it was not you, someone else is signed in to your account: \(reset). Then
+                    check the ways you sign in, in the app's account settings.
+                    """)
+        case .passkeyRemoved:
+            return MailMessage(
+                to: to, subject: "A passkey was removed from your account",
+                text: """
+                    A passkey of your account was removed on \(when): it no longer signs in to your
+                    account.
 
                     If that was you, there is nothing to do.
 

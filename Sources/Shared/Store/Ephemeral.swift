@@ -14,6 +14,7 @@
 /// | `relaySend` | subject key ‖ nonce hash (`RelaySends`) | | when sent | | |
 /// | `providerEvent` (rule 16) | `<provider>:<jti>` in UTF-8 | repeats | when received | its types, UTF-8 | its outcome |
 /// | `passkeyCeremony` (rule 17) | SHA-256 of the ceremony id | 1 registration, 2 sign-in | when begun | the challenge | the registering session's id |
+/// | `noticeLink` (rule 18) | the account's tag ‖ SHA-256 of the link's secret (`NoticeLink`) | 1 once used | when mailed | | the account |
 ///
 /// A key of two hashes puts the one searched by first, so its rows are a range of the primary
 /// key. All access goes through this file, in SQL that PostgreSQL takes as written (`ON CONFLICT
@@ -29,6 +30,7 @@ public enum Ephemeral {
         case relaySend = 6
         case providerEvent = 7
         case passkeyCeremony = 8
+        case noticeLink = 9
 
         /// The table each kind was before `Migrations.ephemeralKinds`.
         public var name: String {
@@ -41,6 +43,7 @@ public enum Ephemeral {
             case .relaySend: "relay_sends"
             case .providerEvent: "provider_events"
             case .passkeyCeremony: "passkey_ceremonies"
+            case .noticeLink: "notice_links"
             }
         }
     }
