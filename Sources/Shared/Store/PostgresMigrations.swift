@@ -228,6 +228,7 @@ enum PostgresMigrations {
                 try afterVersion(version + offset + 1, db)
             }
             try connection.query("UPDATE schema_version SET version = $1 WHERE id = 1", [.integer(Int64(last))])
+            TestHooks.pause("migrating")
             try connection.commit()
         } catch let error as PostgresError {
             if connection.transactionStatus != .idle { try? connection.rollback() }
