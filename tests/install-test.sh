@@ -73,7 +73,7 @@ expect etc/frontdoor/well-known 755 root:root
 # The web kit (issue 33): its files under share/, the page's configuration and headers under etc/.
 expect usr/local/share/frontdoor/kit 755 root:root
 expect usr/local/share/frontdoor/kit/lang 755 root:root
-for f in frontdoor.js signin.html signin.js signin.css typos.json lang/en.json lang/fr.json; do
+for f in frontdoor.js signin.html signin.js signin.css typos.json lang/en.json lang/fr.json lang/es.json lang/de.json lang/pt.json lang/ar.json; do
     expect "usr/local/share/frontdoor/kit/$f" 644 root:root
 done
 expect etc/frontdoor/kit 755 root:root

@@ -64,10 +64,12 @@ export function createClient({ base = "/auth", fetch: fetchFn = globalThis.fetch
 
     // verify-email: joins (proof_required), own-email verification, password reset.
     sendCode: (ticket) => call("verify-email", { action: "send_code", ticket }),
-    confirmWithCode: (ticket, code, { deviceName } = {}) =>
-      call("verify-email", withDevice({ action: "confirm", ticket, code }, deviceName)),
-    confirmWithPassword: (ticket, password, { deviceName } = {}) =>
-      call("verify-email", withDevice({ action: "confirm", ticket, password }, deviceName)),
+    // With `token` (a live session of the ticket's account) that session is proven again in place:
+    // no second session of the same device.
+    confirmWithCode: (ticket, code, { deviceName, token } = {}) =>
+      call("verify-email", withDevice({ action: "confirm", ticket, code }, deviceName), token),
+    confirmWithPassword: (ticket, password, { deviceName, token } = {}) =>
+      call("verify-email", withDevice({ action: "confirm", ticket, password }, deviceName), token),
     verifyOwnEmail: (token) => call("verify-email", { action: "verify_own_email" }, token),
     resetRequest: (email) => call("verify-email", { action: "reset_request", email }),
     resetConfirm: (ticket, code, password, { deviceName } = {}) =>
@@ -166,6 +168,8 @@ export function typoSuggestion(typed, table) {
   const at = address.indexOf("@");
   if (at < 1 || at !== address.lastIndexOf("@") || /\s/u.test(address)) return null;
   const local = address.slice(0, at);
+  // Nothing the server refuses is offered: a local part of at most 64 bytes, an address of 254.
+  if (new TextEncoder().encode(local).length > 64 || addressTooLong(address)) return null;
   const domain = address.slice(at + 1).toLowerCase();
   const labels = domain.split(".");
   if (labels.length < 2 || labels.some((label) => label === "" || label.startsWith("-") || label.endsWith("-"))) return null;
@@ -179,7 +183,13 @@ export function typoSuggestion(typed, table) {
       Array.from(p).length >= table.editedProviderMinLength && oneEditAway(fixed, p));
     if (provider) fixed = provider;
   }
-  return fixed === domain ? null : `${local}@${fixed}`;
+  const suggestion = `${local}@${fixed}`;
+  return fixed === domain || addressTooLong(suggestion) ? null : suggestion;
+}
+
+/** True past what the server takes as an address: 254 bytes of UTF-8 (RFC 5321's path). */
+export function addressTooLong(address) {
+  return new TextEncoder().encode(String(address)).length > 254;
 }
 
 /** Optimal string alignment distance of exactly one, in Unicode code points (as Swift's scalars). */

@@ -3,9 +3,9 @@
 import * as frontdoor from "./frontdoor.js";
 
 const $ = (id) => document.getElementById(id);
-const LANGUAGES = ["en", "fr"];
+const LANGUAGES = ["en", "fr", "es", "de", "pt", "ar"];
 const HINT_PAUSE_MS = 600;
-const APPLE_LOCALES = { en: "en_US", fr: "fr_FR" };
+const APPLE_LOCALES = { en: "en_US", fr: "fr_FR", es: "es_ES", de: "de_DE", pt: "pt_BR", ar: "ar_SA" };
 
 const state = {
   config: null, strings: null, table: null, platform: "other", client: null, session: null, account: null,
@@ -40,6 +40,8 @@ export function sentence(error) {
 
 function applyStrings() {
   document.documentElement.lang = state.strings.language;
+  // Arabic reads right to left; the CSS is written in logical directions (start, end).
+  document.documentElement.dir = state.strings.dir ?? "ltr";
   document.title = t("title");
   for (const element of document.querySelectorAll("[data-i18n]")) element.textContent = t(element.dataset.i18n);
   for (const back of document.querySelectorAll("button.back")) back.textContent = t("back");
@@ -221,10 +223,21 @@ async function setUpGoogle() {
   state.nonces.google = await frontdoor.makeNonce();
   await loadScript(state.config.google.scriptUrl);
   initializeGoogle();
+  // Google's largest button is 40 px high; its rules want it no smaller than the page's other
+  // buttons, so it is drawn narrower and scaled up, its proportions kept, to their height.
+  const target = $("signin-submit").getBoundingClientRect().height || 48;
+  const scale = Math.max(1, target / 40);
+  const width = Math.min(400, Math.round(slot.getBoundingClientRect().width / scale) || 320);
   window.google.accounts.id.renderButton(slot, {
-    type: "standard", theme: "outline", size: "large", text: "continue_with", shape: "rectangular",
-    width: Math.min(375, Math.round(slot.getBoundingClientRect().width) || 320), locale: state.strings.language,
+    type: "standard", theme: "outline", size: "large", text: "continue_with", shape: "rectangular", width,
+    locale: state.strings.language,
   });
+  const drawn = slot.firstElementChild;
+  if (drawn && scale > 1) {
+    // CSSOM, which the page's Content-Security-Policy allows (an inline style attribute it refuses).
+    drawn.style.transform = `scale(${scale})`;
+    slot.style.minHeight = `${Math.ceil(40 * scale)}px`;
+  }
 }
 
 function initializeGoogle() {
@@ -263,6 +276,11 @@ function checkAddress() {
   if (suggestion) showHint(suggestion); else $("email-hint").replaceChildren();
 }
 
+/** The hint's room, kept from the first "@" on (signin.css). */
+function reserveHintRoom() {
+  $("email-hint").classList.toggle("reserved", $("email").value.includes("@"));
+}
+
 function showHint(suggestion) {
   const hint = $("email-hint");
   const current = hint.querySelector("#hint-accept");
@@ -275,10 +293,11 @@ function showHint(suggestion) {
   accept.textContent = suggestion;
   accept.addEventListener("click", () => {
     $("email").value = suggestion;
+    reserveHintRoom();
     hint.replaceChildren();
     $("email").focus();
   });
-  line.append(`${t("hintDidYouMean")} `, accept, "?");
+  line.append(`${t("hintDidYouMean")} `, accept, t("hintQuestionMark"));
   const keep = document.createElement("button");
   keep.type = "button";
   keep.id = "hint-keep";
@@ -299,6 +318,12 @@ async function submitSignIn(event) {
     $("signin-error").textContent = "";
     const email = $("email").value.trim();
     const password = $("password").value;
+    // Past what any address may be (254 bytes): said here, not sent (the server would refuse the
+    // body as malformed, which reloading cannot help).
+    if (frontdoor.addressTooLong(email)) {
+      fail("signin", { code: "invalid_email" });
+      return;
+    }
     try {
       const body = action === "register"
         ? await state.client.register({
@@ -308,6 +333,12 @@ async function submitSignIn(event) {
       $("password").value = "";
       await signedIn(body);
     } catch (error) {
+      // A first try that fails says what to do next, for an address with or without an account
+      // alike: the server's answer tells neither.
+      if (action === "login" && error?.code === "invalid_credentials" && !state.reauthenticating) {
+        fail("signin", t("loginNoMatch"));
+        return;
+      }
       signInFailed(error);
     }
   });
@@ -501,8 +532,10 @@ async function verifyConfirm(event) {
   event.preventDefault();
   await once(async () => {
     try {
+      // With the session's bearer: the same session proven again, not a second one (the device
+      // list would show this phone twice).
       const body = await state.client.confirmWithCode(state.verifyTicket, $("verify-code").value.trim(), {
-        deviceName: deviceName(),
+        deviceName: deviceName(), token: state.session?.sessionToken,
       });
       state.session = frontdoor.saveSession(body);
       await showAccount({ focusOn: "add-passkey" });
@@ -726,12 +759,26 @@ async function notMe() {
   });
 }
 
+/** "Show password" beside a password field: a toggle, so that a long passphrase typed on a phone
+ * can be read back. */
+function wirePasswordToggle(button, field) {
+  button.addEventListener("click", () => {
+    const shown = field.type === "password";
+    field.type = shown ? "text" : "password";
+    button.setAttribute("aria-pressed", String(shown));
+    button.textContent = t(shown ? "hidePassword" : "showPassword");
+  });
+}
+
 function wire() {
   $("form-signin").addEventListener("submit", submitSignIn);
+  wirePasswordToggle($("show-password"), $("password"));
+  wirePasswordToggle($("show-reset-password"), $("reset-password"));
   $("email").addEventListener("focus", () => {
     if (!state.conditional && !state.session) startPasskeyAutofill();
   });
   $("email").addEventListener("input", () => {
+    reserveHintRoom();
     clearTimeout(hintTimer);
     hintTimer = setTimeout(checkAddress, HINT_PAUSE_MS);
   });

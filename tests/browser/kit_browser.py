@@ -413,6 +413,22 @@ def phone_email_and_passkeys():
         tap(d, "#password")
         wait(d, lambda: by(d, "#hint-accept").is_displayed(), 3, "the hint on leaving the field")
         check("the hint on leaving the field", text(d, "#hint-accept") == "bob@hotmail.com", text(d, "#hint-accept"))
+        # A slow typist: the hint shows at a pause and goes at the next key, and the password field
+        # stays where it was all along (its room is kept once the address has its "@").
+        fill(d, "#email", "ada@hotmail.co")
+        top = lambda: d.execute_script("return document.getElementById('password').getBoundingClientRect().top")
+        wait(d, lambda: by(d, "#hint-accept").is_displayed(), 3, "the hint at a pause")
+        shown = top()
+        by(d, "#email").send_keys("m")
+        wait(d, lambda: not d.find_elements(By.CSS_SELECTOR, "#hint-accept"), 3, "the hint to go")
+        check("the hint moves nothing", top() == shown, f"{shown} then {top()}")
+        # A 300-character address: no suggestion the server would refuse, and the page does not widen.
+        fill(d, "#email", "a" * 300 + "@gmial.com")
+        tap(d, "#password")
+        time.sleep(1)
+        check("no suggestion past the server's limits", not d.find_elements(By.CSS_SELECTOR, "#hint-accept"))
+        check("a long address does not widen the page",
+              d.execute_script("return document.documentElement.scrollWidth <= window.innerWidth"))
         fill(d, "#email", "ada@gmial.com")
         wait(d, lambda: text(d, "#hint-accept") == "ada@gmail.com", 3, "the hint as it is typed")
         check("a typed ada@gmial.com shows the hint before submitting", screen(d) == "screen-signin"
@@ -440,6 +456,7 @@ def phone_email_and_passkeys():
         d.add_virtual_authenticator(options)
         tap(d, "#add-passkey")
         wait_screen(d, "verify")
+        unproven = kept_session(d)
         shot(d, "verify-android")
         axe_check(d, "the verify screen")
         tap(d, "#verify-send")
@@ -447,6 +464,12 @@ def phone_email_and_passkeys():
         fill(d, "#verify-code", mail_code())
         tap(d, "#form-verify-code button")
         wait_screen(d, "account")
+        # The code is confirmed with the session's bearer: that session is proven in place, and
+        # the device list shows this phone once.
+        wait(d, lambda: d.find_elements(By.CSS_SELECTOR, "#device-list li"), 10, "the device list")
+        devices = len(d.find_elements(By.CSS_SELECTOR, "#device-list li"))
+        check("proving the address leaves one session of this phone", devices == 1 and kept_session(d) == unproven,
+              f"{devices} devices")
         tap(d, "#add-passkey")
         wait(d, lambda: text(d, "#account-note") == en["ui"]["passkeyAdded"], 15, "the passkey")
         check("a passkey registers through the virtual authenticator", len(d.get_credentials()) == 1
@@ -494,7 +517,7 @@ def phone_email_and_passkeys():
         code = mail_code()
         fill(d, "#reset-code", code)
         fill(d, "#reset-password", args.password + " anew")
-        tap(d, "#form-reset-confirm button")
+        tap(d, "#form-reset-confirm button.primary")
         wait_screen(d, "account")
         check("a reset by code signs in", "ada@gmail.com" in text(d, "#account-who"))
         tap(d, "#sign-out")
@@ -505,12 +528,27 @@ def phone_email_and_passkeys():
         fill(d, "#password", "not the password at all")
         tap(d, "#signin-submit")
         wait(d, lambda: text(d, "#signin-error"), 10, "the refusal")
-        check("a wrong password is said as one sentence", text(d, "#signin-error") == en["errors"]["invalid_credentials"]
+        check("a wrong password says what to do next", text(d, "#signin-error") == en["ui"]["loginNoMatch"]
               and by(d, "#signin-error").get_attribute("role") == "alert", text(d, "#signin-error"))
+        # A newcomer's first try (an address without an account) reads the very same: what to do
+        # next, for either case, without telling which.
+        fill(d, "#email", "nobody.yet@example.org")
+        tap(d, "#signin-submit")
+        wait(d, lambda: text(d, "#signin-error") == en["ui"]["loginNoMatch"] and by(d, "#password").get_attribute("value"),
+             10, "the same sentence")
+        check("a first try without an account says the same", text(d, "#signin-error") == en["ui"]["loginNoMatch"])
+        # "Show password": the passphrase can be read back, and hidden again.
+        tap(d, "#show-password")
+        check("show password shows it", by(d, "#password").get_attribute("type") == "text"
+              and by(d, "#show-password").get_attribute("aria-pressed") == "true"
+              and text(d, "#show-password") == en["ui"]["hidePassword"])
+        tap(d, "#show-password")
+        check("and hides it again", by(d, "#password").get_attribute("type") == "password"
+              and text(d, "#show-password") == en["ui"]["showPassword"])
         fill(d, "#email", "short.password@example.org")
         fill(d, "#password", "abc")
         tap(d, "#register-submit")
-        wait(d, lambda: text(d, "#signin-error") not in ("", en["errors"]["invalid_credentials"]), 10,
+        wait(d, lambda: text(d, "#signin-error") not in ("", en["ui"]["loginNoMatch"]), 10,
              "the password refusal")
         said = text(d, "#signin-error")
         check("a refused password's reason is a sentence",
@@ -645,9 +683,33 @@ def french():
         fill(d, "#password", "pas le bon mot de passe")
         tap(d, "#signin-submit")
         wait(d, lambda: text(d, "#signin-error"), 10, "the refusal")
-        check("and its sentences", text(d, "#signin-error") == fr["errors"]["invalid_credentials"], text(d, "#signin-error"))
+        check("and its sentences", text(d, "#signin-error") == fr["ui"]["loginNoMatch"], text(d, "#signin-error"))
         shot(d, "signin-iphone-fr")
         axe_check(d, "the French sign-in screen")
+    finally:
+        close(d)
+
+
+def arabic():
+    """Arabic, right to left: the page's words and direction follow the browser's language."""
+    ar = strings("ar")
+    d = driver("iphone", language="ar")
+    try:
+        open_page(d)
+        check("an Arabic browser gets the Arabic page, right to left",
+              d.execute_script("return [document.documentElement.lang, document.documentElement.dir]") == ["ar", "rtl"]
+              and text(d, "#signin-title") == ar["ui"]["title"], text(d, "#signin-title"))
+        field, label = by(d, "#email").rect, by(d, "label[for=email]").rect
+        check("and its labels start on the right", label["x"] + label["width"] >= field["x"] + field["width"] - 2,
+              (label, field))
+        check("nothing scrolls sideways", d.execute_script("return document.documentElement.scrollWidth <= window.innerWidth"))
+        fill(d, "#email", "personne@example.org")
+        fill(d, "#password", "pas le bon mot de passe")
+        tap(d, "#signin-submit")
+        wait(d, lambda: text(d, "#signin-error"), 10, "the refusal")
+        check("its sentences are Arabic", text(d, "#signin-error") == ar["ui"]["loginNoMatch"], text(d, "#signin-error"))
+        shot(d, "signin-iphone-ar")
+        axe_check(d, "the Arabic sign-in screen")
     finally:
         close(d)
 
@@ -665,7 +727,7 @@ def main():
     parser.add_argument("--only", default="", help="a comma-separated list of scenarios")
     args = parser.parse_args()
     scenarios = {"iphone": iphone, "android": android, "phone": phone_email_and_passkeys, "desktop": desktop,
-                 "french": french, "not-me": not_me}
+                 "french": french, "arabic": arabic, "not-me": not_me}
     for name, scenario in scenarios.items():
         if args.only and name not in args.only.split(","):
             continue
