@@ -10,7 +10,7 @@ DEV_PORT ?= 8081
 # (CheckSchemaCostTests, scripts/request-cost).
 APT_PACKAGES := libssl-dev libsodium-dev pkg-config nginx fcgiwrap curl binutils python3 \
     gcc make patch xz-utils gpgv debian-archive-keyring python3-venv chromium chromium-driver python3-pip valgrind \
-    dnsmasq-base python3-aiosmtpd openssl ca-certificates
+    dnsmasq-base python3-aiosmtpd openssl ca-certificates nodejs node-acorn
 # The servers the PostgreSQL tests start under a folder of their own (scripts/pg-stack): installed
 # without the cluster and the pgbouncer service Debian would otherwise create and start.
 PG_PACKAGES := postgresql pgbouncer
@@ -47,7 +47,7 @@ RUN_USER ?= www-data
 KIT_FILES := frontdoor.js signin.html signin.js signin.css typos.json $(addprefix lang/,$(addsuffix .json,en fr es de pt ar))
 ENDPOINTS := signin-google signin-apple signin-email verify-email sign-out delete-account session account apple-notify google-risc signin-passkey passkey
 
-.PHONY: deps build kit-venv openapi-venv peer-venv bench-peer release static-libstdcxx release-flags test test-postgres run stop clean bench install fuzz fuzz-seeds sanitize load crash symbol-order \
+.PHONY: deps build kit-unit kit-venv openapi-venv peer-venv bench-peer release static-libstdcxx release-flags test test-postgres run stop clean bench install fuzz fuzz-seeds sanitize load crash symbol-order \
     wal-stress
 # Everything the tests' processes wrote, and the secrets the tests used: scanned after make test.
 LOG_DIR := $(VAR)/test-logs
@@ -179,7 +179,10 @@ FILTER ?= $(POSTGRES_PASS)
 # run as another user must not need the checkout, wherever it was cloned (docs/testing.md).
 test: build release
 	@mkdir -p $(VAR) && rm -rf $(LOG_DIR) && mkdir -p $(LOG_DIR)
-	@start=$$(date +%s); \
+	@start=$$(date +%s); status=0; \
+	node scripts/kit-names kits/web/frontdoor.js kits/web/signin.js || status=1; \
+	node --test tests/kit-unit/*.test.mjs >$(VAR)/kit-unit.log 2>&1 || { cat $(VAR)/kit-unit.log; status=1; }; \
+	grep -E '^# (tests|pass|fail) ' $(VAR)/kit-unit.log; \
 	pg=$$(mktemp -d /tmp/frontdoor-pg-XXXXXX); private=$$(mktemp -d /tmp/frontdoor-private-XXXXXX); \
 	trap 'scripts/pg-stack stop "$$pg" >/dev/null 2>&1; rm -rf "$$pg" "$$private"' EXIT; \
 	real=$$(pwd -P); here=$$private/checkout; ln -s "$$real" "$$here"; \
@@ -187,7 +190,8 @@ test: build release
 	bin="$$($(SWIFT) build --show-bin-path)"; bin="$$here/$${bin#$$real/}"; \
 	release="$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"; release="$$here/$${release#$$real/}"; \
 	FRONTDOOR_BIN_DIR="$$bin" FRONTDOOR_ROOT="$$here" FRONTDOOR_LOG_DIR=$(LOG_DIR) \
-	    FRONTDOOR_PG_DIR="$$pg" $(SWIFT) test --skip-build 2>&1 | tee $(VAR)/test.log; status=$${PIPESTATUS[0]}; \
+	    FRONTDOOR_PG_DIR="$$pg" $(SWIFT) test --skip-build 2>&1 | tee $(VAR)/test.log; \
+	[ $${PIPESTATUS[0]} = 0 ] || status=1; \
 	echo "make test: SQLite pass $$(( $$(date +%s) - start )) s"; pass=$$(date +%s); \
 	FRONTDOOR_TEST_STORE=postgres FRONTDOOR_BIN_DIR="$$bin" FRONTDOOR_ROOT="$$here" FRONTDOOR_LOG_DIR=$(LOG_DIR) \
 	    FRONTDOOR_PG_DIR="$$pg" $(SWIFT) test --skip-build --filter '$(POSTGRES_PASS)' \
@@ -201,6 +205,12 @@ test: build release
 	tests/sqlite-deps-test.sh || status=1; \
 	FRONTDOOR_RELEASE_BIN="$$release" "$$here/tests/install-test.sh" || status=1; \
 	echo "make test: $$(( $$(date +%s) - start )) s of tests"; exit $$status
+
+# The web kit's JavaScript without a browser: no name used undefined, no import unused
+# (scripts/kit-names, on acorn), and the module's logic on Node's own test runner.
+kit-unit:
+	@node scripts/kit-names kits/web/frontdoor.js kits/web/signin.js
+	@node --test tests/kit-unit/*.test.mjs 2>&1 | tail -9
 
 # make test's PostgreSQL pass alone (FILTER narrows it: make test-postgres FILTER=CrashSafetyTests).
 test-postgres: build
@@ -310,7 +320,9 @@ install:
 	fi; \
 	install -d -m 0750 -o $(RUN_USER) -g $(RUN_USER) "$$d$(LOCALSTATEDIR)/lib/frontdoor"; \
 	kit="$$d$(PREFIX)/share/frontdoor/kit"; install -d -m 0755 -o root -g root "$$kit" "$$kit/lang"; \
-	for f in $(KIT_FILES); do install -m 0644 -o root -g root "kits/web/$$f" "$$kit/$$f"; done; \
+	for f in $(KIT_FILES); do install -m 0644 -o root -g root "kits/web/$$f" "$$kit/$$f"; \
+	    gzip -9 -n -c "kits/web/$$f" >"$$kit/$$f.gz" && chown root:root "$$kit/$$f.gz" && chmod 0644 "$$kit/$$f.gz" \
+	        && touch -r "$$kit/$$f" "$$kit/$$f.gz" || exit 1; done; \
 	kitconf="$$d$(SYSCONFDIR)/frontdoor/kit"; install -d -m 0755 -o root -g root "$$kitconf"; \
 	if ! out=$$("$$bin/frontdoor-check" --print-kit-files --config "$$d$(SYSCONFDIR)/frontdoor/config.json" --out "$$kitconf"); then \
 	    echo "install: the web kit's files name no provider: $$out" >&2; \

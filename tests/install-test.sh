@@ -210,6 +210,20 @@ done
 check "signin.html is text/html, frontdoor.js JavaScript" \
     "curl -s -D - -o /dev/null '$url/auth/kit/signin.html' | grep -qi '^Content-Type: text/html' &&
      curl -s -D - -o /dev/null '$url/auth/kit/frontdoor.js' | grep -qi '^Content-Type: text/javascript'"
+# Compressed as make install wrote it (gzip_static), and a returning browser loads nothing again.
+for f in signin.html signin.js frontdoor.js lang/en.json; do
+    expect "usr/local/share/frontdoor/kit/$f.gz" 644 root:root
+    headers=$(curl -s -D - -o "$work/kit.gz" -H 'Accept-Encoding: gzip' "$url/auth/kit/$f")
+    check "$f is sent gzipped, and unzips to the file" \
+        "printf '%s' \"\$headers\" | grep -qi '^Content-Encoding: gzip' && printf '%s' \"\$headers\" | grep -qi '^Vary: Accept-Encoding' &&
+         gunzip -c '$work/kit.gz' | cmp -s - 'kits/web/$f'"
+    tag=$(printf '%s' "$headers" | sed -n 's/^[Ee][Tt][Aa][Gg]: *//p' | tr -d '\r')
+    again=$(curl -s -o /dev/null -w '%{http_code} %{size_download}' -H 'Accept-Encoding: gzip' -H "If-None-Match: $tag" "$url/auth/kit/$f")
+    check "$f again: 304 and no body ($again)" "[ -n '$tag' ] && [ '$again' = '304 0' ]"
+done
+plain=$(curl -s -o /dev/null -w '%{size_download}' "$url/auth/kit/signin.js")
+zipped=$(curl -s -o /dev/null -w '%{size_download}' -H 'Accept-Encoding: gzip' "$url/auth/kit/signin.js")
+echo "install-test: signin.js $plain bytes, $zipped gzipped"
 check "the page's configuration is the one make install wrote" \
     "curl -s '$url/auth/kit/config.json' | cmp -s - '$dest/etc/frontdoor/kit/config.json'"
 token=$(curl -s "http://127.0.0.1:$dev_port/google/token?sub=install-user&email=install.user@gmail.com")

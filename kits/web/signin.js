@@ -225,9 +225,11 @@ async function setUpGoogle() {
   initializeGoogle();
   // Google's largest button is 40 px high; its rules want it no smaller than the page's other
   // buttons, so it is drawn narrower and scaled up, its proportions kept, to their height.
+  // Google draws it at least 200 px wide, so the page's width bounds the scale (at large text).
   const target = $("signin-submit").getBoundingClientRect().height || 48;
-  const scale = Math.max(1, target / 40);
-  const width = Math.min(400, Math.round(slot.getBoundingClientRect().width / scale) || 320);
+  const room = slot.getBoundingClientRect().width || 320;
+  const scale = Math.max(1, Math.min(target / 40, room / 200));
+  const width = Math.min(400, Math.floor(room / scale));
   window.google.accounts.id.renderButton(slot, {
     type: "standard", theme: "outline", size: "large", text: "continue_with", shape: "rectangular", width,
     locale: state.strings.language,

@@ -47,21 +47,30 @@ def check(name, ok, detail=""):
     return ok
 
 
-def driver(kind, language="en-US"):
+def driver(kind, language="en-US", text_percent=100, width=None):
+    """`text_percent`: the browser's own text size (its default font size, 16 px at 100); `width`:
+    the viewport's CSS width instead of the device's."""
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/lib/chromium/chromium"
     for arg in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                 "--window-size=1024,900", f"--lang={language}", "--no-first-run"]:
         options.add_argument(arg)
-    options.add_experimental_option("prefs", {"intl.accept_languages": language})
+    options.add_experimental_option("prefs", {"intl.accept_languages": language,
+                                               "webkit.webprefs.default_font_size": 16 * text_percent // 100})
+    metrics = dict(PHONE, width=width) if width else PHONE
     if kind == "iphone":
-        options.add_experimental_option("mobileEmulation", {"deviceMetrics": PHONE, "userAgent": IPHONE_UA})
+        options.add_experimental_option("mobileEmulation", {"deviceMetrics": metrics, "userAgent": IPHONE_UA})
     elif kind == "android":
-        options.add_experimental_option("mobileEmulation", {"deviceMetrics": PHONE, "userAgent": ANDROID_UA})
+        options.add_experimental_option("mobileEmulation", {"deviceMetrics": metrics, "userAgent": ANDROID_UA})
+    elif width:
+        options.add_experimental_option("mobileEmulation", {"deviceMetrics": {
+            "width": width, "height": 800, "pixelRatio": 1, "touch": False, "mobile": False}})
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     d = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
     d.set_script_timeout(30)
-    d.frontdoor_kind, d.frontdoor_log = kind + (f" {language}" if language != "en-US" else ""), []
+    d.frontdoor_kind = kind + (f" {language}" if language != "en-US" else "") + (
+        f" text {text_percent}%" if text_percent != 100 else "") + (f" {width} px" if width else "")
+    d.frontdoor_log = []
     return d
 
 
@@ -330,6 +339,14 @@ def android():
     try:
         open_page(d)
         check("Android: Google's button is shown", by(d, "#slot-google iframe").is_displayed())
+        # Google's rules: its button no smaller than the page's other buttons (drawn at Google's
+        # largest, 40 px, and scaled up to theirs), and still inside the page.
+        sizes = d.execute_script("""
+            const g = document.querySelector('#slot-google iframe').getBoundingClientRect();
+            const ours = document.getElementById('signin-submit').getBoundingClientRect();
+            return [g.height, ours.height, g.left, g.right, document.documentElement.clientWidth];""")
+        check("Android: Google's button is as large as the others", sizes[0] >= sizes[1] - 0.5
+              and sizes[2] >= 0 and sizes[3] <= sizes[4], sizes)
         check("Android: no Apple button", not by(d, "#slot-apple").is_displayed())
         check("Android: nothing asked of Apple", not [r for r in resources(d) if "/apple/" in r], resources(d))
         foreign = [r for r in resources(d) if not r.startswith(args.base)
@@ -714,6 +731,60 @@ def arabic():
         close(d)
 
 
+def fits(d, name):
+    """WCAG 2.2 AA 1.4.4 and 1.4.10 on what shows: nothing scrolls sideways, no control or label
+    clips its text, our buttons' text is at least the body's, and the provider buttons are inside
+    the page and at least as tall as ours (Apple's up to its own 64 px)."""
+    found = d.execute_script("""
+        const page = document.documentElement, body = parseFloat(getComputedStyle(document.body).fontSize);
+        const shown = (e) => e.offsetParent !== null && e.getClientRects().length > 0;
+        const ours = [...document.querySelectorAll('main button, main input, main label, main h1, main p')].filter(shown);
+        const clipped = ours.filter((e) => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible'
+            || e.getBoundingClientRect().right > page.clientWidth + 0.5).map((e) => e.id || e.tagName);
+        const small = [...document.querySelectorAll('main button')].filter(shown)
+            .filter((b) => parseFloat(getComputedStyle(b).fontSize) < body - 0.5).map((b) => b.id || b.textContent);
+        const primary = document.getElementById('signin-submit');
+        const tall = primary && shown(primary) ? primary.getBoundingClientRect().height : 0;
+        const providers = ['#appleid-signin > [role=button]', '#slot-google iframe']
+            .map((css) => document.querySelector(css)).filter((e) => e && shown(e)).map((e) => {
+                const r = e.getBoundingClientRect();
+                // Google's is drawn at least 200 px wide and scaled: the page's width bounds it.
+                const least = e.tagName === 'IFRAME' ? Math.min(tall, 40 * e.parentElement.parentElement.clientWidth / 200)
+                    : Math.min(tall, 64);
+                return { what: e.tagName, ok: r.left >= -0.5 && r.right <= page.clientWidth + 0.5 && r.height >= least - 0.5,
+                         height: r.height, left: r.left, right: r.right };
+            });
+        return { sideways: page.scrollWidth > page.clientWidth, clipped, small, body, providers,
+                 root: parseFloat(getComputedStyle(page).fontSize) };""")
+    bad = found["sideways"] or found["clipped"] or found["small"] or not all(p["ok"] for p in found["providers"])
+    check(f"{d.frontdoor_kind}: {name} reflows and keeps its text whole", not bad, found)
+    return found
+
+
+def large_text_and_reflow():
+    """The three devices with the browser's text at 200% (1.4.4), and at 320 CSS pixels wide
+    (1.4.10): the sign-in screen, and the account screen of a long address."""
+    for kind in ("iphone", "android", "desktop"):
+        for text_percent, width in ((200, None), (100, 320)):
+            d = driver(kind, text_percent=text_percent, width=width)
+            try:
+                open_page(d)
+                found = fits(d, "the sign-in screen")
+                if text_percent == 200:
+                    check(f"{d.frontdoor_kind}: the page's text follows the browser's size",
+                          abs(found["root"] - 34) < 0.5, found["root"])
+                shot(d, f"signin-{kind}-{text_percent}-{width or 'device'}")
+                address = f"a.rather.long.address.for.{kind}.{text_percent}.{width or 0}@long-domain-name.example.org"
+                fill(d, "#email", address)
+                fill(d, "#password", args.password)
+                tap(d, "#register-submit")
+                wait_screen(d, "account")
+                fits(d, "the account screen of a long address")
+                shot(d, f"account-{kind}-{text_percent}-{width or 'device'}")
+            finally:
+                close(d)
+
+
 def main():
     global args
     parser = argparse.ArgumentParser()
@@ -727,7 +798,7 @@ def main():
     parser.add_argument("--only", default="", help="a comma-separated list of scenarios")
     args = parser.parse_args()
     scenarios = {"iphone": iphone, "android": android, "phone": phone_email_and_passkeys, "desktop": desktop,
-                 "french": french, "arabic": arabic, "not-me": not_me}
+                 "french": french, "arabic": arabic, "not-me": not_me, "large": large_text_and_reflow}
     for name, scenario in scenarios.items():
         if args.only and name not in args.only.split(","):
             continue
