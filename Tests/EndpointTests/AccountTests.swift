@@ -5,7 +5,7 @@ import Testing
 /// `account`: the person's copy of what is stored about them, and their name.
 @Suite(.serialized) struct AccountTests {
     static let accountMembers = [
-        "accountId", "email", "emailVerified", "name", "createdAt", "hasPassword", "providers", "sessions", "passkeys",
+        "accountId", "email", "emailVerified", "name", "createdAt", "hasPassword", "language", "providers", "sessions", "passkeys",
     ]
     static let sessionMembers = [
         "sessionId", "deviceName", "createdAt", "lastUsedAt", "expiresAt", "current", "signedInAt",

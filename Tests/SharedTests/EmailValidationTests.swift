@@ -207,13 +207,13 @@ import Testing
     }
 
     @Test func mailIsPlainAndDated() throws {
-        let message = MailMessage.code("012345", to: "kim@example.org", purpose: "to sign in")
+        let message = MailMessage.code("012345", to: "kim@example.org", purpose: .confirmAddress)
         let text = String(decoding: message.rendered(from: "noreply@example.com", now: 1_796_029_482, messageId: "abc"),
                           as: UTF8.self)
         #expect(text.contains("Date: Mon, 30 Nov 2026 09:04:42 +0000\r\n"))
         #expect(text.contains("To: <kim@example.org>\r\n"))
         #expect(text.contains("Message-ID: <abc@example.com>\r\n"))
-        #expect(text.contains("\r\n\r\nYour code to sign in is 012345\r\n"))
+        #expect(text.contains("\r\n\r\nYour code to confirm your email address is 012345\r\n"))
         #expect(!text.contains("\n\n") && !text.replacingCRLF.contains("\r"))
         #expect(MailMessage.date(0) == "Thu, 01 Jan 1970 00:00:00 +0000")
         #expect(!MailMessage.isPlain("a@b>\r\nBcc: x@y") && MailMessage.isPlain("a@b.c"))

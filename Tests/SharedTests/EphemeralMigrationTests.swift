@@ -123,13 +123,13 @@ import Testing
             // The rest of the schema is what it was, object for object, only its text shorter
             // (besides what the later passkeys, settings and security versions migrations add: rule 18's
             // sessions.signed_in_at and email_tickets.email, the ledger's password and address versions,
-            // the session file's account views, and the takebacks' identity sessions and sessions epoch).
+            // the session file's account views, and the takebacks' identity sessions and sessions epoch, the account's language).
             let after = try structure(
                 db,
                 skipping: [
                     "ephemeral", "apple_revocations_until", "passkeys", "passkey_handle", "signed_in_at", "email_tickets",
                     "password_version", "email_version", "sessions", "account_views", "session_id", "session_made_at",
-                    "sessions_epoch",
+                    "sessions_epoch", "language",
                 ])
             #expect(after.filter { !kept.contains($0) } == [] && kept.filter { !after.contains($0) } == [])
             let gone = try db.query(

@@ -53,12 +53,13 @@ export function createClient({ base = "/auth", fetch: fetchFn = globalThis.fetch
 
   return {
     // Sign-ins: each answers the session body.
-    signInWithGoogle: ({ idToken, rawNonce, deviceName, token }) =>
-      call("signin-google", withDevice(rawNonce ? { idToken, rawNonce } : { idToken }, deviceName), token),
-    signInWithApple: ({ identityToken, rawNonce, givenName, familyName, deviceName, token }) =>
-      call("signin-apple", withDevice({ identityToken, rawNonce, givenName, familyName }, deviceName), token),
-    register: ({ email, password, name, acceptAsTyped, deviceName }) =>
-      call("signin-email", withDevice({ action: "register", email, password, name, acceptAsTyped }, deviceName)),
+    // `language` (a tag such as "fr"): the mails' language of an account the call makes.
+    signInWithGoogle: ({ idToken, rawNonce, deviceName, token, language }) =>
+      call("signin-google", withDevice(rawNonce ? { idToken, rawNonce, language } : { idToken, language }, deviceName), token),
+    signInWithApple: ({ identityToken, rawNonce, givenName, familyName, deviceName, token, language }) =>
+      call("signin-apple", withDevice({ identityToken, rawNonce, givenName, familyName, language }, deviceName), token),
+    register: ({ email, password, name, acceptAsTyped, deviceName, language }) =>
+      call("signin-email", withDevice({ action: "register", email, password, name, acceptAsTyped, language }, deviceName)),
     logIn: ({ email, password, deviceName, token }) =>
       call("signin-email", withDevice({ action: "login", email, password }, deviceName), token),
 
@@ -87,6 +88,7 @@ export function createClient({ base = "/auth", fetch: fetchFn = globalThis.fetch
     // account: what is stored, and the settings (rule 18; each but change_password wants a recent sign-in).
     getAccount: (token) => call("account", { action: "get" }, token),
     updateName: (token, name) => call("account", { action: "update", name }, token),
+    updateLanguage: (token, language) => call("account", { action: "update", language }, token),
     changePassword: (token, currentPassword, newPassword) =>
       call("account", { action: "change_password", currentPassword, newPassword }, token),
     setPassword: (token, newPassword) => call("account", { action: "set_password", newPassword }, token),

@@ -208,6 +208,7 @@ async function appleSignIn(data) {
     const body = await state.client.signInWithApple({
       identityToken: data.authorization.id_token, rawNonce, givenName: name.firstName || undefined,
       familyName: name.lastName || undefined, deviceName: deviceName(), token: reauthToken(),
+      language: state.strings.language,
     });
     await renewAppleNonce();
     await signedIn(body);
@@ -257,6 +258,7 @@ async function googleSignIn(response) {
   try {
     await signedIn(await state.client.signInWithGoogle({
       idToken: response.credential, rawNonce, deviceName: deviceName(), token: reauthToken(),
+      language: state.strings.language,
     }));
   } catch (error) {
     signInFailed(error);
@@ -330,6 +332,7 @@ async function submitSignIn(event) {
       const body = action === "register"
         ? await state.client.register({
           email, password, acceptAsTyped: email === state.keptAddress?.trim() ? true : undefined, deviceName: deviceName(),
+          language: state.strings.language,
         })
         : await state.client.logIn({ email, password, deviceName: deviceName(), token: reauthToken() });
       $("password").value = "";

@@ -29,17 +29,28 @@ public enum AccountData {
         return CGIResponse(status: 200, body: answer)
     }
 
-    /// `{"action": "update", "name"}`: a string of at most 256 bytes that `PersonText` accepts;
-    /// null or blank removes the name. Answers the account as stored, as `get` does.
+    /// `{"action": "update", "name"?, "language"?}`, at least one: `name` a string of at most 256
+    /// bytes that `PersonText` accepts, null or blank removing it; `language` a language tag
+    /// (`MailLanguage`: the mails' language; one without mails, or null, is English). Answers the
+    /// account as stored, as `get` does.
     static func update(_ context: RequestContext) throws(FrontdoorError) -> CGIResponse {
-        // A member given as null clears the name; one left out is a malformed request.
-        guard case .some = context.body["name"] else { throw .invalidRequest("name is required.") }
+        // A member given as null clears it; one left out stays as it is.
+        let setsName = context.body["name"] != nil, setsLanguage = context.body["language"] != nil
+        guard setsName || setsLanguage else { throw .invalidRequest("name or language is required.") }
         let name = try PersonText.optional(context.body, "name", maxBytes: 256)
+        let language = try MailLanguage.fromBody(context.body)
         let db = try context.database()
         let token = context.request.bearerToken
         let answer = try db.transaction { () throws(FrontdoorError) -> JSONValue in
             let accountId = try Sessions.accountId(in: db, token: token, now: context.now, policy: context.config.sessions)
-            try db.run("UPDATE accounts SET name = ? WHERE id = ?", [name.map(SQLValue.text) ?? .null, .text(accountId)])
+            if setsName {
+                try db.run("UPDATE accounts SET name = ? WHERE id = ?", [name.map(SQLValue.text) ?? .null, .text(accountId)])
+            }
+            if setsLanguage {
+                try db.run(
+                    "UPDATE accounts SET language = ? WHERE id = ?",
+                    [language.map { .text($0.rawValue) } ?? .null, .text(accountId)])
+            }
             return try stored(db, accountId: accountId, token: token, now: context.now)
         }
         return CGIResponse(status: 200, body: answer)
@@ -48,7 +59,7 @@ public enum AccountData {
     /// The account as stored (DESIGN.md): its own columns, linked providers and live sessions.
     static func stored(_ db: Database, accountId: String, token: String?, now: UnixTime) throws(FrontdoorError) -> JSONValue {
         let rows = try db.query(
-            "SELECT email, email_verified, name, created_at, password_hash IS NOT NULL FROM accounts WHERE id = ?",
+            "SELECT email, email_verified, name, created_at, password_hash IS NOT NULL, language FROM accounts WHERE id = ?",
             [.text(accountId)])
         guard let account = rows.first else { throw .internal("account vanished inside its transaction") }
         let providers = try db.query(
@@ -78,6 +89,8 @@ public enum AccountData {
             ("name", text(account.text(2))),
             ("createdAt", time(account.int(3))),
             ("hasPassword", .bool(account.int(4) == 1)),
+            // The mails' language: what was kept, English when nothing was.
+            ("language", .string(account.text(5).flatMap(MailLanguage.init(rawValue:))?.rawValue ?? "en")),
             ("providers", .array(providers)),
             ("sessions", .array(sessions)),
             ("passkeys", try PasskeyStore.list(accountId, db: db)),

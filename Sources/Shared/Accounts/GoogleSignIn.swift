@@ -11,7 +11,7 @@ public enum GoogleSignIn {
         let identity = try verifiedIdentity(idToken, rawNonce: rawNonce, context: context)
         let body = try ProviderSignIn.signIn(
             identity, db: try context.database(), config: context.config, now: context.now, deviceName: deviceName,
-            reauth: reauth)
+            language: try MailLanguage.fromBody(context.body), reauth: reauth)
         return body.response
     }
 

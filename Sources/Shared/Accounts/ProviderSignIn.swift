@@ -12,13 +12,13 @@ public enum ProviderSignIn {
     /// session again: an identity of another account, or of none, is `account_mismatch`.
     public static func signIn(
         _ identity: ProviderIdentity, db: Database, config: Config, now: UnixTime, deviceName: String? = nil,
-        reauth: Reauthentication? = nil, alongside: () throws(FrontdoorError) -> Void = {}
+        language: MailLanguage? = nil, reauth: Reauthentication? = nil, alongside: () throws(FrontdoorError) -> Void = {}
     ) throws(FrontdoorError) -> SessionBody {
         // The identity is verified, nothing is written yet: the other race with a disable.
         TestHooks.pause("identity-verified")
         let decision = try db.transaction { () throws(FrontdoorError) -> Decision in
             let decision = try decide(
-                identity, db: db, config: config, now: now, deviceName: deviceName, reauth: reauth)
+                identity, db: db, config: config, now: now, deviceName: deviceName, language: language, reauth: reauth)
             try alongside()
             return decision
         }
@@ -38,7 +38,7 @@ public enum ProviderSignIn {
 
     private static func decide(
         _ identity: ProviderIdentity, db: Database, config: Config, now: UnixTime, deviceName: String?,
-        reauth: Reauthentication?
+        language: MailLanguage?, reauth: Reauthentication?
     ) throws(FrontdoorError) -> Decision {
         let known = try db.query(
             "SELECT account_id, blocked_at FROM identities WHERE provider = ? AND subject = ?",
@@ -56,7 +56,8 @@ public enum ProviderSignIn {
         // An address that cannot be keyed safely (not an address by our rules, or one whose
         // characters fold into another's) is not used at all: the identity signs in without it.
         guard let email = identity.usableEmail else {
-            return .session(try create(identity, email: nil, db: db, config: config, now: now, deviceName: deviceName))
+            return .session(try create(
+                identity, email: nil, db: db, config: config, now: now, deviceName: deviceName, language: language))
         }
         guard identity.emailVerified else {
             throw FrontdoorError(
@@ -66,7 +67,8 @@ public enum ProviderSignIn {
             "SELECT id, email, email_verified, password_hash IS NOT NULL FROM accounts WHERE email_key = ?",
             [.text(EmailAddress.matchKey(email))])
         guard let account = existing.first, let accountId = account.text(0) else {
-            return .session(try create(identity, email: email, db: db, config: config, now: now, deviceName: deviceName))
+            return .session(try create(
+                identity, email: email, db: db, config: config, now: now, deviceName: deviceName, language: language))
         }
         // One identity per provider. Another subject of the same provider is another person there
         // (rule 2), whose address was recycled or re-created: the address alone joins nothing.
@@ -102,16 +104,17 @@ public enum ProviderSignIn {
     /// (Apple; Google at gmail.com or with `hd`): a stale Google address must not let a later
     /// sign-in join without proof.
     private static func create(
-        _ identity: ProviderIdentity, email: String?, db: Database, config: Config, now: UnixTime, deviceName: String?
+        _ identity: ProviderIdentity, email: String?, db: Database, config: Config, now: UnixTime, deviceName: String?,
+        language: MailLanguage?
     ) throws(FrontdoorError) -> SessionBody {
         let accountId = try newAccountId()
         let verified = email != nil && identity.authoritativeForEmail
         try db.run(
-            "INSERT INTO accounts (id, email, email_key, email_verified, name, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO accounts (id, email, email_key, email_verified, name, created_at, language) VALUES (?, ?, ?, ?, ?, ?, ?)",
             [
                 .text(accountId), email.map(SQLValue.text) ?? .null,
                 email.map { .text(EmailAddress.matchKey($0)) } ?? .null, .integer(verified ? 1 : 0),
-                identity.name.map(SQLValue.text) ?? .null, .integer(now),
+                identity.name.map(SQLValue.text) ?? .null, .integer(now), language.map { .text($0.rawValue) } ?? .null,
             ])
         try link(identity, to: accountId, proven: email == nil || verified, db: db, now: now)
         try Events.record(.created, accountId: accountId, in: db, config: config, now: now)

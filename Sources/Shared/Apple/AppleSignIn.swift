@@ -4,12 +4,13 @@
 public enum AppleSignIn {
     public static func handle(_ context: RequestContext) throws(FrontdoorError) -> CGIResponse {
         let deviceName = try PersonText.deviceName(context.body)
+        let language = try MailLanguage.fromBody(context.body)
         return try withIdentity(context, beforeToken: { () throws(FrontdoorError) -> Reauthentication? in
             try Reauthentication.bearer(context)
         }) { (identity, reauth, alongside) throws(FrontdoorError) -> CGIResponse in
             try ProviderSignIn.signIn(
                 identity, db: try context.database(), config: context.config, now: context.now,
-                deviceName: deviceName, reauth: reauth, alongside: alongside
+                deviceName: deviceName, language: language, reauth: reauth, alongside: alongside
             ).response
         }
     }

@@ -29,6 +29,7 @@ public enum EmailSignIn {
         let password = try password(body)
         let name = try displayName(body)
         let deviceName = try PersonText.deviceName(body)
+        let language = try MailLanguage.fromBody(body)
         let email = try EmailValidation.checked(typed, acceptAsTyped: try body.optionalBool("acceptAsTyped") ?? false)
         // Rule 19 on the box before anything is counted or hashed: a refused password costs no try.
         try PasswordPolicy.checkOnBox(password, context: .init(email: email), config: context.config)
@@ -55,11 +56,11 @@ public enum EmailSignIn {
             let accountId = try ProviderSignIn.newAccountId()
             let inserted = try db.run(
                 """
-                INSERT INTO accounts (id, email, email_key, email_verified, name, password_hash, created_at)
-                VALUES (?, ?, ?, 0, ?, ?, ?) ON CONFLICT (email_key) DO NOTHING
+                INSERT INTO accounts (id, email, email_key, email_verified, name, password_hash, created_at, language)
+                VALUES (?, ?, ?, 0, ?, ?, ?, ?) ON CONFLICT (email_key) DO NOTHING
                 """,
                 [.text(accountId), .text(email), .text(key), name.map(SQLValue.text) ?? .null, .text(hash),
-                 .integer(context.now)])
+                 .integer(context.now), language.map { .text($0.rawValue) } ?? .null])
             guard inserted == 1 else { return nil }
             try Events.record(.created, accountId: accountId, in: db, config: context.config, now: context.now)
             return try ProviderSignIn.startSession(

@@ -21,10 +21,12 @@ enum PasswordReset {
         let codeKey = try context.codeKey()
         let limits = context.config.limits.resetMail(to: email, secret: secret)
             + context.config.limits.resetRequest(client: context.client, network: context.network, secret: secret)
-        let (ticket, recipient) = try db.transaction { () throws(FrontdoorError) -> (String, String?) in
+        let (ticket, recipient, language) = try db.transaction {
+            () throws(FrontdoorError) -> (String, String?, MailLanguage) in
             try RateLimits.hit(limits, db: db, now: now)
             let key = EmailAddress.matchKey(email)
-            let account = try db.query("SELECT id, email FROM accounts WHERE email_key = ?", [.text(key)]).first
+            let account = try db.query("SELECT id, email, language FROM accounts WHERE email_key = ?", [.text(key)]).first
+            let language = account?.text(2).flatMap(MailLanguage.init(rawValue:)) ?? .en
             let made = try PendingTicket.create(
                 purpose: "reset", accountId: account?.text(0), addressKey: RateLimits.addressKey(email, secret: secret),
                 db: db, now: now, lifetime: context.config.ticketLifetimeSeconds)
@@ -33,16 +35,16 @@ enum PasswordReset {
             guard let recipient = account?.text(1), EmailAddress.isMailable(recipient, key: key) else {
                 // Nobody has the address: a code nothing matches, so confirming fails as a wrong code does.
                 try Codes.spoil(ticketHash: made.hash, db: db)
-                return (made.ticket, nil)
+                return (made.ticket, nil, language)
             }
             // A provider stopped mail to it, or the account is disabled: no code goes, and the
             // answer and the wait stay as for any address.
             if let accountId = account?.text(0), let withheld = try MailWithheld.reason(accountId, db: db) {
                 try Codes.spoil(ticketHash: made.hash, db: db)
                 VerifyEmail.syslog("reset mail not sent: \(withheld.rawValue)", warning: true)
-                return (made.ticket, nil)
+                return (made.ticket, nil, language)
             }
-            return (made.ticket, recipient)
+            return (made.ticket, recipient, language)
         }
         // Through nginx a mail sent right after the answer competes for the CPU with the answer's
         // last steps, which made a known address measurably slower: both kinds of address wait
@@ -52,7 +54,7 @@ enum PasswordReset {
             if pause > 0 { usleep(pause * 1000) }
             guard let recipient else { return }
             do throws(FrontdoorError) {
-                try mailer.send(.code(code, to: recipient, purpose: "to choose a new password"), now: now)
+                try mailer.send(.code(code, to: recipient, purpose: .newPassword, language: language), now: now)
                 VerifyEmail.syslog("reset mail sent")
             } catch {
                 VerifyEmail.syslog("reset mail not sent: \(error.detail ?? error.code.rawValue)", warning: true)

@@ -26,8 +26,8 @@ public enum VerifyEmail {
         let code = try Codes.generate()
         let secret = try context.rateLimitSecret()
         let codeKey = try context.codeKey()
-        let (pending, email, limits, withheld) = try db.transaction {
-            () throws(FrontdoorError) -> (PendingTicket, String, [RateLimits.Limit], MailWithheld?) in
+        let (pending, email, limits, withheld, language) = try db.transaction {
+            () throws(FrontdoorError) -> (PendingTicket, String, [RateLimits.Limit], MailWithheld?, MailLanguage) in
             let pending = try PendingTicket.find(ticket, db: db, now: now)
             let accountId: String
             switch pending {
@@ -39,7 +39,7 @@ public enum VerifyEmail {
                 try RateLimits.hit(limits, db: db, now: now)
                 let disabled = try !db.query(
                     "SELECT 1 FROM accounts WHERE id = ? AND disabled_at IS NOT NULL", [.text(id)]).isEmpty
-                return (pending, email, limits, disabled ? MailWithheld.disabled : nil)
+                return (pending, email, limits, disabled ? MailWithheld.disabled : nil, try MailLanguage.of(id, db: db))
             // A reset's code goes out with reset_request; asking again makes a new ticket.
             case .reset: throw PendingTicket.invalid
             }
@@ -54,7 +54,7 @@ public enum VerifyEmail {
             }
             let limits = context.config.limits.mail(to: email, secret: secret)
             try RateLimits.hit(limits, db: db, now: now)
-            return (pending, email, limits, try MailWithheld.reason(accountId, db: db))
+            return (pending, email, limits, try MailWithheld.reason(accountId, db: db), try MailLanguage.of(accountId, db: db))
         }
         do {
             // A provider stopped mail to this address, or the account is disabled: everything else
@@ -62,7 +62,7 @@ public enum VerifyEmail {
             if let withheld {
                 syslog("code not mailed: \(withheld.rawValue)", warning: true)
             } else {
-                try mailer.send(.code(code, to: email, purpose: purpose(of: pending)), now: now)
+                try mailer.send(.code(code, to: email, purpose: purpose(of: pending), language: language), now: now)
             }
         } catch {
             try db.transaction { () throws(FrontdoorError) in try RateLimits.refund(limits, db: db, now: now) }
@@ -77,9 +77,9 @@ public enum VerifyEmail {
     }
 
     /// The phrase of the code's mail.
-    static func purpose(of pending: PendingTicket) -> String {
-        if case .change = pending { return "to confirm your new email address" }
-        return "to confirm your email address"
+    static func purpose(of pending: PendingTicket) -> MailMessage.CodePurpose {
+        if case .change = pending { return .confirmNewAddress }
+        return .confirmAddress
     }
 
     /// With a session: a ticket to prove the account's own, typed email by code (`send_code`, then

@@ -9,13 +9,14 @@ struct PasskeyNotice {
     let deviceName: String?
     let addedAt: UnixTime
     var notMe: (url: String, until: UnixTime)? = nil
+    var language: MailLanguage = .en
 
     /// Read in the registration's transaction; nil when no mail may go.
     static func read(
         _ session: LiveSession, passkeyName: String?, config: Config, db: Database, now: UnixTime
     ) throws(FrontdoorError) -> PasskeyNotice? {
         guard let account = try db.query(
-            "SELECT email, email_key FROM accounts WHERE id = ?", [.text(session.accountId)]
+            "SELECT email, email_key, language FROM accounts WHERE id = ?", [.text(session.accountId)]
         ).first, let email = account.text(0), EmailAddress.isMailable(email, key: account.text(1)),
             try MailWithheld.reason(session.accountId, db: db) == nil
         else { return nil }
@@ -23,6 +24,7 @@ struct PasskeyNotice {
             "SELECT device_name FROM sessions WHERE session_id = ?", [.text(session.sessionId)]
         ).first?.text(0)
         var notice = PasskeyNotice(to: email, passkeyName: passkeyName, deviceName: device, addedAt: now)
+        notice.language = account.text(2).flatMap(MailLanguage.init(rawValue:)) ?? .en
         if let url = try NoticeLink.make(session.accountId, config: config, db: db, now: now) {
             notice.notMe = (url, now + (config.mail?.noticeLinkSeconds ?? 0))
         }
@@ -44,20 +46,12 @@ struct PasskeyNotice {
     }
 
     var message: MailMessage {
-        let what = passkeyName.map { "A passkey named \"\($0)\"" } ?? "A passkey"
-        let device = deviceName.map { "a signed-in device that calls itself \"\($0)\"" }
-            ?? "a signed-in device that did not give its name"
+        let w = language.words
+        let what = passkeyName.map { MailWords.fill(w.passkeyNamed, ["name": $0]) } ?? w.passkeyUnnamed
+        let device = deviceName.map { MailWords.fill(w.deviceNamed, ["name": $0]) } ?? w.deviceUnnamed
         return MailMessage(
-            to: to, subject: "A passkey was added to your account",
-            text: """
-                \(what) was added to your account on \(MailMessage.date(addedAt)), from \(device).
-                It can now sign in to your account.
-
-                If that was you, there is nothing to do.
-
-                If it was not you, someone else may be signed in to your account. Open the app and sign
-                out of every device, or reset your password: either one removes every passkey added
-                before it, this one included. Then sign in again and add your own passkeys again.
-                """ + NoticeLink.paragraph(notMe))
+            to: to, subject: w.passkeyAddedSubject,
+            text: w.notice(w.passkeyAddedText, when: addedAt, extra: ["what": what, "device": device])
+                + NoticeLink.paragraph(notMe, words: w))
     }
 }

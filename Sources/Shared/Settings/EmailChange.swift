@@ -13,19 +13,20 @@ enum EmailChange {
         let now = context.now
         let code = try Codes.generate()
         let secret = try context.rateLimitSecret()
-        typealias Asked = (acting: ActingSession, email: String, limits: [RateLimits.Limit])
+        typealias Asked = (acting: ActingSession, email: String, limits: [RateLimits.Limit], language: MailLanguage)
         let asked = try db.transaction { () throws(FrontdoorError) -> Asked in
             let acting = try ActingSession.read(context, db, recent: true)
             let email = try EmailValidation.checked(typed, acceptAsTyped: acceptAsTyped)
             try refuseIfTaken(email, by: acting.accountId, db: db)
             let limits = context.config.limits.mail(to: email, secret: secret)
             try RateLimits.hit(limits, db: db, now: now)
-            return (acting, email, limits)
+            return (acting, email, limits, try MailLanguage.of(acting.accountId, db: db))
         }
         // As `send_code`: the code is stored only once the mail server has taken it, and the
         // limits are given back when it does not.
         do {
-            try mailer.send(.code(code, to: asked.email, purpose: "to confirm your new email address"), now: now)
+            try mailer.send(
+                .code(code, to: asked.email, purpose: .confirmNewAddress, language: asked.language), now: now)
         } catch {
             try db.transaction { () throws(FrontdoorError) in try RateLimits.refund(asked.limits, db: db, now: now) }
             throw error

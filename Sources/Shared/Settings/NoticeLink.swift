@@ -40,17 +40,10 @@ enum NoticeLink {
         return CGIResponse(status: 200, body: .object([("signedOut", true), ("ended", .number(Double(ended)))]))
     }
 
-    /// The notice's paragraph for its link; empty without one.
-    static func paragraph(_ link: (url: String, until: UnixTime)?) -> String {
+    /// The notice's paragraph for its link, after a blank line; empty without one.
+    static func paragraph(_ link: (url: String, until: UnixTime)?, words: MailWords) -> String {
         guard let link else { return "" }
-        return """
-
-
-            This wasn't me: this link signs out every device signed in to your account and takes
-            back the ways in they added. Nothing happens until you press its one button. It works
-            once, until \(MailMessage.date(link.until)):
-            \(link.url)
-            """
+        return "\n\n" + MailWords.fill(words.notMe, ["until": words.format(link.until), "link": link.url])
     }
 
     /// An account's links, when it is deleted.

@@ -25,6 +25,8 @@ struct SettingsNotice {
     var provider: String = ""
     /// The "This wasn't me" link, and when it stops working.
     var notMe: (url: String, until: UnixTime)? = nil
+    /// The account's (`MailLanguage`).
+    var language: MailLanguage = .en
 
     /// Read in the change's transaction, before an address change writes the new address: nil
     /// when no mail may go to the account's address.
@@ -32,11 +34,12 @@ struct SettingsNotice {
         _ change: Change, accountId: String, config: Config, db: Database, now: UnixTime
     ) throws(FrontdoorError) -> SettingsNotice? {
         guard let account = try db.query(
-            "SELECT email, email_key, disabled_at IS NOT NULL FROM accounts WHERE id = ?", [.text(accountId)]
+            "SELECT email, email_key, disabled_at IS NOT NULL, language FROM accounts WHERE id = ?", [.text(accountId)]
         ).first, let email = account.text(0), EmailAddress.isMailable(email, key: account.text(1)), account.int(2) == 0,
             try !ProviderEventStore.mailStopped(accountId, db: db)
         else { return nil }
         var notice = SettingsNotice(to: email, change: change, at: now)
+        notice.language = account.text(3).flatMap(MailLanguage.init(rawValue:)) ?? .en
         if let url = try NoticeLink.make(accountId, config: config, db: db, now: now) {
             notice.notMe = (url, now + (config.mail?.noticeLinkSeconds ?? 0))
         }
@@ -68,117 +71,19 @@ struct SettingsNotice {
     }
 
     var message: MailMessage {
-        let told = told
-        return MailMessage(to: told.to, subject: told.subject, text: told.text + NoticeLink.paragraph(notMe))
-    }
-
-    private var told: MailMessage {
-        let when = MailMessage.date(at)
-        let reset = """
-            choose a new password now with "Forgot password" on the app's sign-in screen: it signs
-            out every device
-            """
-        switch change {
-        case .passwordChanged:
-            return MailMessage(
-                to: to, subject: "Your password was changed",
-                text: """
-                    The password of your account was changed on \(when). Every other device signed in
-                    to your account was signed out.
-
-                    If that was you, there is nothing to do.
-
-                    If it was not you, someone else knows your password or is signed in to your account:
-                    \(reset). Then check the ways you sign in, in the app's account settings.
-                    """)
-        case .passwordSet:
-            return MailMessage(
-                to: to, subject: "A password was added to your account",
-                text: """
-                    A password was added to your account on \(when): it now also signs in with this
-                    email address and that password.
-
-                    If that was you, there is nothing to do.
-
-                    If it was not you, someone else is signed in to your account: \(reset). Then
-                    check the ways you sign in, in the app's account settings.
-                    """)
-        case .passwordRemoved:
-            return MailMessage(
-                to: to, subject: "The password was removed from your account",
-                text: """
-                    The password of your account was removed on \(when): it no longer signs in with
-                    this email address and a password.
-
-                    If that was you, there is nothing to do.
-
-                    If it was not you, someone else is signed in to your account: \(reset). Then
-                    check the ways you sign in, in the app's account settings.
-                    """)
-        case .addressChanged:
-            return MailMessage(
-                to: to, subject: "Your account's email address was changed",
-                text: """
-                    The email address of your account was changed on \(when), from this address to
-                    another one. Codes and notices now go to the new address, and this one no longer
-                    signs in with a password.
-
-                    If that was you, there is nothing to do.
-
-                    If it was not you, someone else is signed in to your account: sign in with
-                    another way you use (Google, Apple or a passkey), sign out every device and
-                    change the address back in the app's account settings, or write to the app's
-                    support.
-                    """)
-        case .addressChangeBegun:
-            return MailMessage(
-                to: to, subject: "A change of your account's email address was asked for",
-                text: """
-                    On \(when) someone signed in to your account asked to move it from this address to
-                    another one. A code went to the other address; the move happens only if that code
-                    is entered there within a few minutes.
-
-                    If that was you, there is nothing to do.
-
-                    If it was not you, someone else is signed in to your account: sign out every device
-                    in the app's account settings, or \(reset). Either stops the move.
-                    """)
-        case .providerLinked:
-            return MailMessage(
-                to: to, subject: "\(provider) sign-in was added to your account",
-                text: """
-                    A \(provider) account was added to your account on \(when): it now also signs in
-                    with that \(provider) account.
-
-                    If that was you, there is nothing to do.
-
-                    If it was not you, someone else is signed in to your account: sign out every device
-                    in the app's account settings, or \(reset). Either takes that sign-in away again.
-                    """)
-        case .providerUnlinked:
-            return MailMessage(
-                to: to, subject: "\(provider) sign-in was removed from your account",
-                text: """
-                    The \(provider) sign-in of your account was removed on \(when): it no longer
-                    signs in with that \(provider) account.
-
-                    If that was you, there is nothing to do.
-
-                    If it was not you, someone else is signed in to your account: \(reset). Then
-                    check the ways you sign in, in the app's account settings.
-                    """)
-        case .passkeyRemoved:
-            return MailMessage(
-                to: to, subject: "A passkey was removed from your account",
-                text: """
-                    A passkey of your account was removed on \(when): it no longer signs in to your
-                    account.
-
-                    If that was you, there is nothing to do.
-
-                    If it was not you, someone else is signed in to your account: \(reset). Then
-                    check the ways you sign in, in the app's account settings.
-                    """)
+        let w = language.words
+        let (subject, text): (String, String) = switch change {
+        case .passwordChanged: (w.passwordChangedSubject, w.passwordChangedText)
+        case .passwordSet: (w.passwordSetSubject, w.passwordSetText)
+        case .passwordRemoved: (w.passwordRemovedSubject, w.passwordRemovedText)
+        case .addressChanged: (w.addressChangedSubject, w.addressChangedText)
+        case .addressChangeBegun: (w.addressChangeBegunSubject, w.addressChangeBegunText)
+        case .providerLinked: (w.providerLinkedSubject, w.providerLinkedText)
+        case .providerUnlinked: (w.providerUnlinkedSubject, w.providerUnlinkedText)
+        case .passkeyRemoved: (w.passkeyRemovedSubject, w.passkeyRemovedText)
         }
+        return MailMessage(
+            to: to, subject: MailWords.fill(subject, ["provider": provider]),
+            text: w.notice(text, when: at, provider: provider) + NoticeLink.paragraph(notMe, words: w))
     }
 }

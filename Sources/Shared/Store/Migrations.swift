@@ -5,7 +5,7 @@ enum Migrations {
         v1, v2, emailCodesAndLimits, accountDeletion, keyedRateLimits, reviewFixes, slidingSessions, relayWindow,
         eventOutbox, sealedUnderServerKey, outboxHeads, domainKeys, disabledAccounts,
         providerEvents, ephemeralKinds, passkeys, passkeySessions, settings, securityVersions, sealedSecrets,
-        sessionFile, sessionCheckFunction, takebacks,
+        sessionFile, sessionCheckFunction, takebacks, accountLanguage,
     ]
 
     /// The version from which the sessions live in their own file (`SessionFile`).
@@ -472,5 +472,11 @@ enum Migrations {
         ALTER TABLE identities ADD COLUMN session_id TEXT;
         ALTER TABLE identities ADD COLUMN session_made_at INTEGER;
         ALTER TABLE accounts ADD COLUMN sessions_epoch INTEGER NOT NULL DEFAULT 0;
+        """
+
+    /// Issue 45: the language the person used when the account was made (`MailLanguage`, a code
+    /// such as "fr"), changeable by `account` `update`; the mails go in it. NULL: English.
+    static let accountLanguage = """
+        ALTER TABLE accounts ADD COLUMN language TEXT;
         """
 }

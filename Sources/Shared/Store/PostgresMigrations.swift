@@ -134,6 +134,8 @@ enum PostgresMigrations {
             "ALTER TABLE identities ADD COLUMN session_made_at bigint",
             "ALTER TABLE accounts ADD COLUMN sessions_epoch bigint NOT NULL DEFAULT 0",
         ],
+        // 24, `Migrations.accountLanguage`: the language the account's mails go in.
+        [#"ALTER TABLE accounts ADD COLUMN language text COLLATE "C""#],
     ]
 
     /// The session check's statement as a PL/pgSQL function, whole (nginx's check takes it too).
