@@ -45,7 +45,7 @@ LOCALSTATEDIR ?= /var
 RUN_USER ?= www-data
 # The web kit (kits/web, docs/clients.md): what make install puts under share/frontdoor/kit.
 KIT_FILES := frontdoor.js signin.html signin.js signin.css typos.json $(addprefix lang/,$(addsuffix .json,en fr es de pt ar))
-ENDPOINTS := signin-google signin-apple signin-email verify-email sign-out delete-account session account apple-notify google-risc signin-passkey passkey
+ENDPOINTS := signin-google signin-apple signin-email verify-email sign-out delete-account session account apple-notify google-risc signin-passkey passkey kit-return
 
 .PHONY: deps build kit-unit kit-venv openapi-venv peer-venv bench-peer release static-libstdcxx release-flags test test-postgres run stop clean bench install fuzz fuzz-seeds sanitize load crash symbol-order \
     wal-stress

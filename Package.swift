@@ -60,6 +60,7 @@ let package = Package(
         .executableTarget(name: "google-risc", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "signin-passkey", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "passkey", dependencies: ["Shared"], swiftSettings: swiftSettings),
+        .executableTarget(name: "kit-return", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "frontdoor-check", dependencies: ["Shared"], swiftSettings: swiftSettings),
         .executableTarget(name: "frontdoor-admin", dependencies: ["Shared"], swiftSettings: swiftSettings),
         // make bench's PostgreSQL probe: one SELECT through the store's client, as a CGI program.

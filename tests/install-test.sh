@@ -44,6 +44,7 @@ expect usr/local/libexec/frontdoor/account 755 root:root
 expect usr/local/libexec/frontdoor/apple-notify 755 root:root
 expect usr/local/libexec/frontdoor/google-risc 755 root:root
 expect usr/local/libexec/frontdoor/signin-passkey 755 root:root
+expect usr/local/libexec/frontdoor/kit-return 755 root:root
 expect usr/local/libexec/frontdoor/passkey 755 root:root
 expect usr/local/sbin/frontdoor-check 755 root:root
 expect usr/local/sbin/frontdoor-admin 755 root:root

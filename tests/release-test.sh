@@ -14,7 +14,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 sqlite_id=$(sed -n 's/.*): //p' "$root/.build/sqlite/current/version.txt")
 sqlite_version=${sqlite_id:+$(cut -d, -f1 "$root/.build/sqlite/current/version.txt")}
 [ -n "$sqlite_id" ] || { echo "release-test: FAIL: no SQLite build in $root/.build/sqlite/current (make deps)"; exit 1; }
-for program in signin-google signin-apple signin-email verify-email sign-out delete-account session account apple-notify google-risc signin-passkey passkey frontdoor-check frontdoor-admin; do
+for program in signin-google signin-apple signin-email verify-email sign-out delete-account session account apple-notify google-risc signin-passkey passkey kit-return frontdoor-check frontdoor-admin; do
     path=$bin/$program
     [ -x "$path" ] || { bad "$program: not built"; continue; }
     if ldd "$path" 2>/dev/null | grep -qi swift; then bad "$program links a Swift library: $(ldd "$path" | grep -i swift)"; else ok; fi

@@ -18,6 +18,11 @@
 ///   events on `document` carry the same (Apple, "Configuring your webpage for Sign in with Apple").
 /// - The window posts `{"method": "oauthDone", "data": …}` as JSON text to its opener, at the
 ///   origin of `redirectURI`, from Apple's origin (here the provider's).
+/// - With `usePopup: false`, `signIn()` leaves the page for Apple's (`response_mode=form_post`, the
+///   mode Apple requires when scopes are asked: "Request an authorization to the Sign in with
+///   Apple server", Apple's REST API docs), which posts `code`, `id_token`, `state` and, the first
+///   time, `user` (JSON text) to `redirectURI` as a form; a Cancel there posts
+///   `error=user_cancelled_authorize` and `state`.
 enum KitStandInApple {
     /// Apple's script speaks the locale its URL names (`…/1/fr_FR/appleid.auth.js`).
     static func script(origin: String, locale: String) -> String {
@@ -86,7 +91,8 @@ enum KitStandInApple {
             if (pending) settle("reject", { error: "user_trigger_new_signin_flow" });
             var query = "client_id=" + encodeURIComponent(config.clientId) +
               "&redirect_uri=" + encodeURIComponent(config.redirectURI) +
-              "&response_type=" + encodeURIComponent("code id_token") + "&response_mode=web_message";
+              "&response_type=" + encodeURIComponent("code id_token") +
+              "&response_mode=" + (config.usePopup ? "web_message" : "form_post");
             ["scope", "state", "nonce"].forEach(function (name) {
               if (config[name]) query += "&" + name + "=" + encodeURIComponent(config[name]);
             });
@@ -145,8 +151,26 @@ enum KitStandInApple {
         <script>
           var q = new URLSearchParams(location.search);
           var target = new URL(q.get("redirect_uri")).origin;
+          var formPost = q.get("response_mode") === "form_post";
+          // Redirect mode: the answer is a form posted to redirect_uri, the page left behind.
+          function post(fields) {
+            var form = document.createElement("form");
+            form.method = "POST";
+            form.action = q.get("redirect_uri");
+            Object.keys(fields).forEach(function (name) {
+              if (fields[name] === undefined) return;
+              var input = document.createElement("input");
+              input.type = "hidden";
+              input.name = name;
+              input.value = fields[name];
+              form.appendChild(input);
+            });
+            document.body.appendChild(form);
+            form.submit();
+          }
           // Apple's own Cancel answers user_cancelled_authorize; closing the window is popup_closed_by_user.
           document.getElementById("apple-cancel").onclick = function () {
+            if (formPost) { post({ error: "user_cancelled_authorize", state: q.get("state") || undefined }); return; }
             window.opener.postMessage(JSON.stringify({ method: "oauthDone", data: { error: "user_cancelled_authorize" } }), target);
             window.close();
           };
@@ -159,6 +183,11 @@ enum KitStandInApple {
                 var data = { authorization: { code: minted.code, id_token: minted.id_token, state: q.get("state") || undefined } };
                 var given = document.getElementById("apple-given").value;
                 if (given) data.user = { email: email, name: { firstName: given, lastName: "" } };
+                if (formPost) {
+                  post({ code: minted.code, id_token: minted.id_token, state: q.get("state") || undefined,
+                         user: data.user ? JSON.stringify(data.user) : undefined });
+                  return;
+                }
                 window.opener.postMessage(JSON.stringify({ method: "oauthDone", data: data }), target);
                 window.close();
               });

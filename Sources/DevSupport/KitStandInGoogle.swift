@@ -10,6 +10,11 @@
 /// - a tap on the button opens Google's window; picking an account calls `callback` with
 ///   `{credential, select_by: "btn", clientId}`; closing the window calls nothing at all (the
 ///   button flow has no cancel callback);
+/// - with `ux_mode: "redirect"` a tap leaves the page for Google's account chooser, which posts
+///   `credential` and `g_csrf_token` as a form to `login_uri`; the script first sets the
+///   `g_csrf_token` cookie on the page's site to the same value, the double-submit check the
+///   receiver makes (Google, "Verify the Google ID token on your server side": "the value of the
+///   g_csrf_token cookie and the g_csrf_token POST parameter must match"); Cancel goes back;
 /// - `prompt(listener)`: One Tap is never shown here; the listener hears a display moment that
 ///   is not displayed (reason `opt_out_or_no_session`, as with no Google session); `cancel` and
 ///   `disableAutoSelect` do nothing.
@@ -66,6 +71,17 @@ enum KitStandInGoogle {
 
           function openAccounts() {
             if (!settings) return;
+            if (settings.ux_mode === "redirect") {
+              var csrf = "";
+              var bytes = new Uint8Array(16);
+              crypto.getRandomValues(bytes);
+              bytes.forEach(function (b) { csrf += (b < 16 ? "0" : "") + b.toString(16); });
+              document.cookie = "g_csrf_token=" + csrf + "; path=/; SameSite=None; Secure";
+              window.location.assign(ORIGIN + "/kit-standins/google/gsi/select?client_id=" +
+                encodeURIComponent(settings.client_id) + "&nonce=" + encodeURIComponent(settings.nonce || "") +
+                "&login_uri=" + encodeURIComponent(settings.login_uri || "") + "&g_csrf_token=" + csrf);
+              return;
+            }
             if (popup && !popup.closed) { popup.focus(); return; }
             popup = window.open(ORIGIN + "/kit-standins/google/gsi/select?client_id=" + encodeURIComponent(settings.client_id) +
               "&nonce=" + encodeURIComponent(settings.nonce || "") + "&origin=" + encodeURIComponent(window.location.origin),
@@ -191,13 +207,31 @@ enum KitStandInGoogle {
         <button id="google-cancel" type="button">Cancel</button>
         <script>
           var q = new URLSearchParams(location.search);
-          document.getElementById("google-cancel").onclick = function () { window.close(); };
+          var loginUri = q.get("login_uri");
+          document.getElementById("google-cancel").onclick = function () {
+            if (loginUri) history.back(); else window.close();
+          };
           document.getElementById("google-continue").onclick = function () {
             fetch("/kit-standins/google/gsi/mint?client_id=" + encodeURIComponent(q.get("client_id")) +
                   "&nonce=" + encodeURIComponent(q.get("nonce") || "") +
                   "&email=" + encodeURIComponent(document.getElementById("google-email").value))
               .then(function (r) { return r.json(); })
               .then(function (minted) {
+                if (loginUri) {
+                  var form = document.createElement("form");
+                  form.method = "POST";
+                  form.action = loginUri;
+                  [["credential", minted.credential], ["g_csrf_token", q.get("g_csrf_token") || ""]].forEach(function (pair) {
+                    var input = document.createElement("input");
+                    input.type = "hidden";
+                    input.name = pair[0];
+                    input.value = pair[1];
+                    form.appendChild(input);
+                  });
+                  document.body.appendChild(form);
+                  form.submit();
+                  return;
+                }
                 window.opener.postMessage({ type: "gsi-standin-credential", credential: minted.credential }, q.get("origin"));
                 window.close();
               });

@@ -189,6 +189,34 @@ export function typoSuggestion(typed, table) {
   return fixed === domain || addressTooLong(suggestion) ? null : suggestion;
 }
 
+// ---- An app's web view (issue 45): no windows open there, so the providers' own pages are
+// reached by leaving the page and coming back (their redirect modes, through /auth/kit-return).
+
+/** True in an app's web view, where `window.open` opens nothing: Android's WebView says "; wv)"
+ * in its user agent, and iOS's WKWebView leaves out Safari's "Safari/" token (SFSafariViewController
+ * and Safari keep it); an app's bridge (`window.webkit.messageHandlers.frontdoor`,
+ * `window.FrontdoorAndroid`) says so as well. */
+export function isWebView(userAgent, { bridge = false } = {}) {
+  if (bridge) return true;
+  const ua = String(userAgent);
+  if (/; wv\)/.test(ua)) return true;
+  return /\b(iPhone|iPad|iPod)\b/.test(ua) && /AppleWebKit\//.test(ua) && !/Safari\//.test(ua);
+}
+
+/** What `/auth/kit-return` sent back in the page's fragment (`#return=apple&id_token=…`), or null. */
+export function parseReturn(hash) {
+  const text = String(hash ?? "");
+  if (!text.startsWith("#return=")) return null;
+  const fields = new URLSearchParams(text.slice(1));
+  const provider = fields.get("return");
+  if (!["apple", "google", "error"].includes(provider)) return null;
+  const out = { provider };
+  for (const name of ["id_token", "code", "state", "user", "error", "credential"]) {
+    if (fields.has(name)) out[name] = fields.get(name);
+  }
+  return out;
+}
+
 /** True past what the server takes as an address: 254 bytes of UTF-8 (RFC 5321's path). */
 export function addressTooLong(address) {
   return new TextEncoder().encode(String(address)).length > 254;

@@ -12,7 +12,15 @@ const state = {
   nonces: { apple: null, google: null }, appleSettings: null, appleForDeletion: false,
   proof: null, resetTicket: null, verifyTicket: null, keptAddress: null, reauthenticating: false,
   busy: false, conditional: null, notMe: null,
+  // An app's web view: the providers' pages are left for and come back from (`/auth/kit-return`).
+  redirect: false,
 };
+
+/** Where Apple and Google post back to in redirect mode (register it with both). */
+const RETURN_URI = new URL("../kit-return", import.meta.url).href;
+/** What the page keeps across leaving for a provider's page: each provider's raw nonce (and
+ * Apple's `state`), so that what comes back is checked as after a window. */
+const PENDING = "frontdoor.return";
 
 // ---- Language and words.
 
@@ -165,14 +173,9 @@ function dropProvider(provider) {
 
 async function setUpApple() {
   $("slot-apple").hidden = false;
-  state.nonces.apple = await frontdoor.makeNonce();
   // Apple serves its script per locale; its button then speaks the page's language.
   await loadScript(state.config.apple.scriptUrl.replace("/en_US/", `/${APPLE_LOCALES[state.strings.language] ?? "en_US"}/`));
-  state.appleSettings = {
-    clientId: state.config.apple.clientId, scope: "name email", usePopup: true,
-    redirectURI: state.config.apple.redirectURI ?? `${location.origin}${location.pathname}`,
-  };
-  window.AppleID.auth.init({ ...state.appleSettings, nonce: state.nonces.apple.hashed });
+  await renewAppleNonce();
   // The button Apple's script draws calls signIn itself; its outcome arrives as these events.
   document.addEventListener("AppleIDSignInOnSuccess", (event) => {
     if (!state.appleForDeletion) once(() => appleSignIn(event.detail));
@@ -186,19 +189,88 @@ async function setUpApple() {
 const APPLE_BACKED_OUT = ["popup_closed_by_user", "user_cancelled_authorize", "user_trigger_new_signin_flow"];
 
 /** Apple's sheet ended without an authorization. Backing out is nothing: no message, focus back
- * on the button. A blocked window is said (the person tapped and saw nothing), and so is any
- * other failure. */
-function appleBackedOut(error) {
+ * on the button. A window the browser refused (an app's web view the user agent did not give
+ * away) goes to Apple's page instead, in the same tap; any other failure is said. */
+async function appleBackedOut(error) {
   if (APPLE_BACKED_OUT.includes(error)) {
     document.querySelector("#appleid-signin [role=button]")?.focus();
+    return;
+  }
+  if (error === "popup_blocked_by_browser" && !state.redirect) {
+    state.redirect = true;
+    await renewAppleNonce();
+    window.AppleID.auth.signIn();
     return;
   }
   fail("signin", { code: error === "popup_blocked_by_browser" ? "popup_blocked" : "unknown" });
 }
 
+/** A new nonce (and in redirect mode a new `state`) for Apple's next sheet. */
 async function renewAppleNonce() {
   state.nonces.apple = await frontdoor.makeNonce();
+  if (state.redirect) {
+    const appleState = (await frontdoor.makeNonce()).raw;
+    state.appleSettings = {
+      clientId: state.config.apple.clientId, scope: "name email", usePopup: false, redirectURI: RETURN_URI,
+      state: appleState,
+    };
+    keepPending("apple", { raw: state.nonces.apple.raw, state: appleState });
+  } else {
+    state.appleSettings = {
+      clientId: state.config.apple.clientId, scope: "name email", usePopup: true,
+      redirectURI: state.config.apple.redirectURI ?? `${location.origin}${location.pathname}`,
+    };
+  }
   window.AppleID?.auth.init({ ...state.appleSettings, nonce: state.nonces.apple.hashed });
+}
+
+function keepPending(provider, value) {
+  let kept = {};
+  try {
+    kept = JSON.parse(sessionStorage.getItem(PENDING) ?? "{}") ?? {};
+  } catch (error) {
+    kept = {};
+  }
+  kept[provider] = value;
+  sessionStorage.setItem(PENDING, JSON.stringify(kept));
+}
+
+/** What was kept before leaving for a provider's page, once: read and forgotten. */
+function takePending() {
+  const text = sessionStorage.getItem(PENDING);
+  sessionStorage.removeItem(PENDING);
+  try {
+    return text ? JSON.parse(text) : null;
+  } catch (error) {
+    return null;
+  }
+}
+
+/** Back from a provider's page (`#return=` from /auth/kit-return): the sign-in finishes as after
+ * a window, with the nonce (and Apple's `state`) kept before leaving. Backing out is nothing. */
+async function finishReturn(back, pending) {
+  if (back.provider === "apple" && back.error) {
+    if (!APPLE_BACKED_OUT.includes(back.error)) fail("signin", { code: "unknown" });
+    return;
+  }
+  if (back.provider === "apple" && pending?.apple && back.state === pending.apple.state && back.id_token) {
+    let user;
+    try {
+      user = back.user ? JSON.parse(back.user) : undefined;
+    } catch (error) {
+      user = undefined;
+    }
+    state.nonces.apple = { raw: pending.apple.raw };
+    await once(() => appleSignIn({ authorization: { id_token: back.id_token, code: back.code }, user }));
+    return;
+  }
+  if (back.provider === "google" && pending?.google && back.credential) {
+    state.nonces.google = { raw: pending.google.raw };
+    await once(() => googleSignIn({ credential: back.credential }));
+    return;
+  }
+  // Nothing this page asked for (or the check of a post failed): it signs nobody in.
+  fail("signin", { code: "unknown" });
 }
 
 async function appleSignIn(data) {
@@ -244,9 +316,12 @@ async function setUpGoogle() {
 }
 
 function initializeGoogle() {
+  // In redirect mode Google posts the credential to login_uri (`/auth/kit-return`) instead.
+  const mode = state.redirect ? { ux_mode: "redirect", login_uri: RETURN_URI } : { ux_mode: "popup" };
+  if (state.redirect) keepPending("google", { raw: state.nonces.google.raw });
   window.google.accounts.id.initialize({
-    client_id: state.config.google.clientId, nonce: state.nonces.google.hashed, auto_select: false,
-    ux_mode: "popup", context: "signin", callback: (response) => once(() => googleSignIn(response)),
+    client_id: state.config.google.clientId, nonce: state.nonces.google.hashed, auto_select: false, ...mode,
+    context: "signin", callback: (response) => once(() => googleSignIn(response)),
   });
 }
 
@@ -670,7 +745,8 @@ function showDelete() {
 function deleteAccount() {
   if (state.busy) return;
   let apple = Promise.resolve({});
-  if (accountHasApple() && appleUsable()) {
+  // In redirect mode Apple's page would take the person away from the deletion: it goes without.
+  if (accountHasApple() && appleUsable() && !state.redirect) {
     const nonce = state.nonces.apple;
     state.appleForDeletion = true;
     let asked;
@@ -828,6 +904,13 @@ async function start() {
   frontdoor.loadTypoTable(new URL("typos.json", import.meta.url)).then((table) => {
     state.table = table;
   }, () => {});
+  state.redirect = frontdoor.isWebView(navigator.userAgent, {
+    bridge: Boolean(window.webkit?.messageHandlers?.frontdoor || window.FrontdoorAndroid),
+  });
+  // Back from a provider's page: read before the providers are set up again (which keep anew).
+  const back = frontdoor.parseReturn(location.hash);
+  const pending = takePending();
+  if (back) history.replaceState(null, "", location.pathname + location.search);
   const providers = setUpProviders();
   state.session = frontdoor.currentSession();
   // A link opened in a tab that already shows the page changes only the fragment.
@@ -845,6 +928,7 @@ async function start() {
     showSignIn();
   }
   await providers;
+  if (back) await finishReturn(back, pending);
   document.documentElement.dataset.ready = "yes";
 }
 

@@ -47,7 +47,7 @@ def check(name, ok, detail=""):
     return ok
 
 
-def driver(kind, language="en-US", text_percent=100, width=None):
+def driver(kind, language="en-US", text_percent=100, width=None, user_agent=None, no_windows=False):
     """`text_percent`: the browser's own text size (its default font size, 16 px at 100); `width`:
     the viewport's CSS width instead of the device's."""
     options = webdriver.ChromeOptions()
@@ -59,16 +59,20 @@ def driver(kind, language="en-US", text_percent=100, width=None):
                                                "webkit.webprefs.default_font_size": 16 * text_percent // 100})
     metrics = dict(PHONE, width=width) if width else PHONE
     if kind == "iphone":
-        options.add_experimental_option("mobileEmulation", {"deviceMetrics": metrics, "userAgent": IPHONE_UA})
+        options.add_experimental_option("mobileEmulation", {"deviceMetrics": metrics, "userAgent": user_agent or IPHONE_UA})
     elif kind == "android":
-        options.add_experimental_option("mobileEmulation", {"deviceMetrics": metrics, "userAgent": ANDROID_UA})
+        options.add_experimental_option("mobileEmulation", {"deviceMetrics": metrics, "userAgent": user_agent or ANDROID_UA})
     elif width:
         options.add_experimental_option("mobileEmulation", {"deviceMetrics": {
             "width": width, "height": 800, "pixelRatio": 1, "touch": False, "mobile": False}})
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     d = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
     d.set_script_timeout(30)
-    d.frontdoor_kind = kind + (f" {language}" if language != "en-US" else "") + (
+    if no_windows:
+        # An app's web view: window.open opens nothing (WKWebView without a UIDelegate, Android's
+        # WebView without setSupportMultipleWindows), in every page of the tab.
+        d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": "window.open = () => null;"})
+    d.frontdoor_kind = kind + (" web view" if no_windows else "") + (f" {language}" if language != "en-US" else "") + (
         f" text {text_percent}%" if text_percent != 100 else "") + (f" {width} px" if width else "")
     d.frontdoor_log = []
     return d
@@ -785,6 +789,79 @@ def large_text_and_reflow():
                 close(d)
 
 
+IPHONE_WEBVIEW_UA = ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+                     "Mobile/15E148")
+ANDROID_WEBVIEW_UA = ("Mozilla/5.0 (Linux; Android 14; Pixel 7; wv) AppleWebKit/537.36 (KHTML, like Gecko) "
+                      "Version/4.0 Chrome/156.0.0.0 Mobile Safari/537.36")
+
+
+def apple_page(d, email=None, cancel=False):
+    """Apple's own page, left for in redirect mode: Continue as `email`, or Cancel."""
+    wait(d, lambda: d.find_elements(By.CSS_SELECTOR, "#apple-continue"), 10, "Apple's page")
+    if cancel:
+        tap(d, "#apple-cancel")
+    else:
+        fill(d, "#apple-email", email)
+        tap(d, "#apple-continue")
+
+
+def web_views():
+    """An app's web view, where window.open opens nothing: the page leaves for the provider's own
+    page and comes back through /auth/kit-return (issue 45, item 2). Apple on an iPhone's
+    WKWebView, Google in Android's WebView, and an iPhone whose browser refused the window."""
+    d = driver("iphone", user_agent=IPHONE_WEBVIEW_UA, no_windows=True)
+    try:
+        open_page(d)
+        tap(d, "#appleid-signin [role=button]")
+        apple_page(d, cancel=True)
+        wait(d, lambda: d.execute_script("return document.documentElement.dataset.ready === 'yes'"), 15, "the page again")
+        check("web view: backing out of Apple's page is nothing", screen(d) == "screen-signin"
+              and not text(d, "#signin-error") and "#" not in d.current_url, (text(d, "#signin-error"), d.current_url))
+        tap(d, "#appleid-signin [role=button]")
+        apple_page(d, "ada.webview@example.org")
+        wait_screen(d, "account")
+        check("web view: Apple's page signs in on the iPhone", "ada.webview@example.org" in text(d, "#account-who")
+              and "#" not in d.current_url, (text(d, "#account-who"), d.current_url))
+        shot(d, "account-iphone-webview")
+    finally:
+        close(d)
+    d = driver("android", user_agent=ANDROID_WEBVIEW_UA, no_windows=True)
+    try:
+        open_page(d)
+        d.switch_to.frame(by(d, "#slot-google iframe"))
+        tap(d, "#gsi-button")
+        d.switch_to.default_content()
+        wait(d, lambda: d.find_elements(By.CSS_SELECTOR, "#google-continue"), 10, "Google's page")
+        fill(d, "#google-email", "bo.webview@gmail.com")
+        tap(d, "#google-continue")
+        wait_screen(d, "account")
+        check("web view: Google's page signs in on Android", "bo.webview@gmail.com" in text(d, "#account-who"),
+              text(d, "#account-who"))
+    finally:
+        close(d)
+    # Safari's user agent, but the window refused all the same: the same tap goes to Apple's page.
+    d = driver("iphone", no_windows=True)
+    try:
+        open_page(d)
+        tap(d, "#appleid-signin [role=button]")
+        apple_page(d, "cy.blocked@example.org")
+        wait_screen(d, "account")
+        check("a refused window goes to Apple's page instead", "cy.blocked@example.org" in text(d, "#account-who"),
+              text(d, "#account-who"))
+    finally:
+        close(d)
+    # A return nobody's page asked for (an Apple token without the state this tab kept) signs
+    # nobody in; kit-return's own refusals are KitReturnTests'.
+    d = driver("desktop")
+    try:
+        d.get(args.base + "/auth/kit/signin.html#return=apple&id_token=a.b.c&state=not-kept")
+        wait(d, lambda: d.execute_script("return document.documentElement.dataset.ready === 'yes'"), 15, "the page")
+        check("a return nobody asked for signs nobody in", screen(d) == "screen-signin" and not kept_session(d)
+              and text(d, "#signin-error") and "#" not in d.current_url, (text(d, "#signin-error"), d.current_url))
+    finally:
+        close(d)
+
+
 def main():
     global args
     parser = argparse.ArgumentParser()
@@ -798,7 +875,8 @@ def main():
     parser.add_argument("--only", default="", help="a comma-separated list of scenarios")
     args = parser.parse_args()
     scenarios = {"iphone": iphone, "android": android, "phone": phone_email_and_passkeys, "desktop": desktop,
-                 "french": french, "arabic": arabic, "not-me": not_me, "large": large_text_and_reflow}
+                 "french": french, "arabic": arabic, "not-me": not_me, "large": large_text_and_reflow,
+                 "web-view": web_views}
     for name, scenario in scenarios.items():
         if args.only and name not in args.only.split(","):
             continue

@@ -784,3 +784,24 @@ describe("saveSession, currentSession, clearSession", () => {
     assert.equal(localStorage.getItem("other"), "kept");
   });
 });
+
+describe("an app's web view", async () => {
+  const { isWebView, parseReturn } = await import("../../kits/web/frontdoor.js");
+  test("Android's WebView and iOS's WKWebView are web views; the browsers are not", () => {
+    assert.equal(isWebView("Mozilla/5.0 (Linux; Android 14; Pixel 7; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/156.0.0.0 Mobile Safari/537.36"), true);
+    assert.equal(isWebView("Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148"), true);
+    assert.equal(isWebView("Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1"), false);
+    assert.equal(isWebView("Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Mobile Safari/537.36"), false);
+    assert.equal(isWebView("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36"), false);
+    assert.equal(isWebView("anything", { bridge: true }), true);
+  });
+  test("a return's fragment is read, anything else is not a return", () => {
+    assert.deepEqual(parseReturn("#return=apple&id_token=a.b.c&state=s%2B1&user=%7B%7D&code=c"),
+      { provider: "apple", id_token: "a.b.c", code: "c", state: "s+1", user: "{}" });
+    assert.deepEqual(parseReturn("#return=google&credential=x.y.z"), { provider: "google", credential: "x.y.z" });
+    assert.deepEqual(parseReturn("#return=error"), { provider: "error" });
+    for (const hash of ["", "#", "#not-me=abc", "#return=github&x=1", "return=apple", null, undefined]) {
+      assert.equal(parseReturn(hash), null, String(hash));
+    }
+  });
+});

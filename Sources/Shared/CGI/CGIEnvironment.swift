@@ -80,7 +80,7 @@ public struct CGIEnvironment: Sendable, ExpressibleByDictionaryLiteral {
         return environment
     }
 
-    private static func variable(_ name: String) -> String? {
+    static func variable(_ name: String) -> String? {
         getenv(name).map { String(cString: $0) }
     }
 }
