@@ -85,18 +85,20 @@ def browser_log(d):
 
 
 def close(d):
-    """Every scenario ends here: nothing on the page threw. The browser's other errors are
-    printed: today the stand-in of Apple's script styles its button inline (refused by the
-    page's CSP) and the stand-in of Google's fetches its style without CORS; issue 45 decides
-    each, then this fails on them too."""
+    """Every scenario ends here: nothing the page logged as an error, thrown or not. Two kinds are
+    the outside world's and are printed, not failed: what the stand-ins of Apple's and Google's
+    scripts log from their own URLs (Apple's styles its button inline, which the page's CSP
+    refuses as it refuses Apple's own; the page's CSS carries the look; Apple's leaves its own
+    promise uncaught when its sheet closes), and axe-core's fetch of Google's style sheet to read
+    it (axe, the test's tool, reads every style sheet; the page never fetches it)."""
     try:
         errors = [e["message"] for e in browser_log(d) if e["level"] == "SEVERE" and e.get("source") != "network"]
-        # The page's own code (the kit's files); the stand-ins of Apple's and Google's scripts are
-        # the outside world's (Apple's, left uncaught in its own promise when the sheet is closed).
-        thrown = [message for message in errors if "Uncaught" in message and "/kit-standins/" not in message]
-        check(f"{d.frontdoor_kind}: nothing thrown on the page", not thrown, thrown)
-        for message in sorted(set(errors) - set(thrown)):
-            print(f"note {d.frontdoor_kind}: the browser logged: {message[:300]}")
+        outside = [m for m in errors if m.startswith(args.provider + "/kit-standins/")
+                   or ("Access to XMLHttpRequest at '" + args.provider + "/kit-standins/google/gsi/style'") in m]
+        ours = [m for m in errors if m not in outside]
+        check(f"{d.frontdoor_kind}: the page logged no error", not ours, ours)
+        for message in sorted(set(outside)):
+            print(f"note {d.frontdoor_kind}: the outside world's script logged: {message[:200]}")
     finally:
         d.quit()
 
