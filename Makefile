@@ -47,7 +47,7 @@ RUN_USER ?= www-data
 KIT_FILES := frontdoor.js signin.html signin.js signin.css typos.json $(addprefix lang/,$(addsuffix .json,en fr es de pt ar))
 ENDPOINTS := signin-google signin-apple signin-email verify-email sign-out delete-account session account apple-notify google-risc signin-passkey passkey kit-return
 
-.PHONY: deps build kit-unit kit-venv openapi-venv peer-venv bench-peer release static-libstdcxx release-flags test test-postgres run stop clean bench install fuzz fuzz-seeds sanitize load crash symbol-order \
+.PHONY: deps build kit-unit client-venv kit-venv openapi-venv peer-venv bench-peer release static-libstdcxx release-flags test test-postgres run stop clean bench install fuzz fuzz-seeds sanitize load crash symbol-order \
     wal-stress
 # Everything the tests' processes wrote, and the secrets the tests used: scanned after make test.
 LOG_DIR := $(VAR)/test-logs
@@ -88,7 +88,7 @@ deps:
 	@scripts/curl-deps
 	@scripts/password-list
 
-build: deps kit-venv openapi-venv
+build: deps kit-venv openapi-venv client-venv
 	$(SWIFT) build --build-tests
 
 # The browser tests' Python (KitBrowserTests): Debian's python3 in a venv under .build, with
@@ -112,6 +112,15 @@ $(OPENAPI_VENV)/installed: openapi/requirements.txt
 	@rm -rf $(OPENAPI_VENV) && mkdir -p $(CURDIR)/.build
 	/usr/bin/python3 -m venv $(OPENAPI_VENV)
 	$(OPENAPI_VENV)/bin/pip install --quiet --disable-pip-version-check -r openapi/requirements.txt
+	@touch $@
+
+# The generated-client tour's venv (openapi/client): openapi-python-client at exact versions.
+CLIENT_VENV := $(CURDIR)/.build/client-venv
+client-venv: $(CLIENT_VENV)/installed
+$(CLIENT_VENV)/installed: openapi/client/requirements.txt
+	@rm -rf $(CLIENT_VENV) && mkdir -p $(CURDIR)/.build
+	/usr/bin/python3 -m venv $(CLIENT_VENV)
+	$(CLIENT_VENV)/bin/pip install --quiet --disable-pip-version-check -r openapi/client/requirements.txt
 	@touch $@
 
 release: deps static-libstdcxx
