@@ -1,9 +1,11 @@
 import Foundation
 import Testing
 
-/// The Apple-only files (Keychain, Sign in with Apple, passkey sheets) cannot be compiled here:
-/// Linux has neither AuthenticationServices nor Security. They are checked as far as this machine
-/// can: each is wholly inside its `#if canImport(...)`, and `swiftc -parse` reads it without error.
+/// The Apple-only files (Keychain, Sign in with Apple, passkey sheets): Linux has neither
+/// AuthenticationServices nor Security, so they are type-checked against test-only declarations
+/// of exactly the Apple APIs they use (Tests/AppleStubs, from Apple's documentation;
+/// scripts/apple-stubs-check), where a wrong name or type fails, and a deliberate type error in a
+/// copy must fail too. Each is wholly inside its `#if canImport(...)`.
 @Suite struct AppleFilesTests {
     static let folder = TypoVectorTests.root + "/Sources/FrontdoorClient/Apple"
 
@@ -35,6 +37,23 @@ import Testing
             process.waitUntilExit()
             #expect(process.terminationStatus == 0, "\(file): \(String(decoding: output, as: UTF8.self))")
         }
+    }
+
+    @Test func theyTypeCheckAgainstTheStubsOfApplesAPIs() throws {
+        let swiftc = try #require(Self.swiftc(), "no swiftc beside the test's toolchain")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TypoVectorTests.root + "/scripts/apple-stubs-check")
+        var environment = ProcessInfo.processInfo.environment
+        environment["PATH"] = (swiftc as NSString).deletingLastPathComponent + ":/usr/bin:/bin"
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(said)")
+        #expect(said.contains("a deliberate type error fails"), "\(said)")
     }
 
     static func swiftc() -> String? {
