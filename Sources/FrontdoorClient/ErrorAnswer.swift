@@ -98,7 +98,7 @@ extension FrontdoorError {
         case .upstreamUnavailable: "upstream_unavailable"
         case .internal: "internal"
         case .unknown(let code, _, _): code
-        case .unreachable, .unreadableAnswer, .sessionStore, .appleAccountNeeded, .authorizationFailed: nil
+        case .unreachable, .cancelled, .unreadableAnswer, .sessionStore, .appleAccountNeeded, .authorizationFailed: nil
         }
     }
 }

@@ -38,6 +38,8 @@ extension FrontdoorError: LocalizedError {
         case .upstreamUnavailable(false): "The sign-in service did not answer. Please try again."
         case .internal: "Something went wrong on our side. Please try again later."
         case .unreachable: "There is no connection. Please check your internet and try again."
+        // Nobody asked for anything any more: an app shows nothing for it.
+        case .cancelled: "This was stopped."
         case .sessionStore: "This phone could not keep you signed in. Please try again."
         case .appleAccountNeeded: "To continue with Apple, first sign in to your Apple Account in the Settings app."
         case .authorizationFailed: "That did not work this time. Please try again."

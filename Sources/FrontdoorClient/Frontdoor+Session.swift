@@ -2,13 +2,28 @@
 extension Frontdoor {
     /// "Am I still signed in": nil when no session is kept or the server says it is gone (it is
     /// then forgotten). A failure to reach the server throws and keeps the session.
+    /// A renewal the check made (sessions slide while the app is used) is kept, and told to
+    /// `sessionChanges` as `.renewed`.
     public func checkSession() async throws(FrontdoorError) -> SessionInfo? {
-        guard try storedSession() != nil else { return nil }
+        guard let stored = try storedSession() else { return nil }
+        let info: SessionInfo
         do {
-            return try await call("session", nil, bearer: .required)
+            info = try await call("session", nil, bearer: .required)
         } catch .unauthorized {
             return nil
         }
+        if info.sessionId == stored.sessionId, info.sessionExpiresAt != stored.sessionExpiresAt {
+            let renewed = StoredSession(
+                accountId: stored.accountId, sessionToken: stored.sessionToken, sessionId: stored.sessionId,
+                sessionExpiresAt: info.sessionExpiresAt)
+            do {
+                try store.save(renewed)
+            } catch {
+                throw .sessionStore(String(describing: error))
+            }
+            changes.send(.renewed(renewed))
+        }
+        return info
     }
 
     /// Ends sessions (`sign-out`); answers how many ended. Ending this phone's session forgets it.

@@ -12,6 +12,15 @@ extension Frontdoor {
         return try remember(await call("signin-google", body, bearer: .ifReauthenticating(reauthenticating)))
     }
 
+    /// `signin-google` with the nonce whose `hashed` value the app gave Google (GoogleSignIn's
+    /// `nonce:`, Credential Manager's `setNonce`): send one every time, so that the server can
+    /// require it (`google.requireNonce`).
+    public func signInWithGoogle(idToken: String, nonce: Nonce, reauthenticating: Bool = false) async throws(FrontdoorError)
+        -> Session
+    {
+        try await signInWithGoogle(idToken: idToken, rawNonce: nonce.raw, reauthenticating: reauthenticating)
+    }
+
     /// `signin-apple` with what Apple's sheet gave. A 503 `upstreamUnavailable(startOver: false)`
     /// invites the same credential again after a few seconds; `startOver: true` needs a new sheet.
     public func signInWithApple(

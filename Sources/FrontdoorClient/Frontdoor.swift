@@ -18,15 +18,37 @@ public struct Frontdoor: Sendable {
     /// What the phone calls itself ("Ada's iPhone"), sent with every sign-in (at most 64 bytes).
     public let deviceName: String?
     let urlSession: URLSession
+    let changes: SessionChanges
 
+    /// `store`: by default the Keychain on Apple's platforms (`KeychainSessionStore()`: the person
+    /// stays signed in across launches), memory elsewhere. Copies of this value share
+    /// `sessionChanges`.
     public init(
-        baseURL: URL, store: any SessionStore = InMemorySessionStore(), deviceName: String? = nil,
+        baseURL: URL, store: any SessionStore = Frontdoor.defaultStore, deviceName: String? = nil,
         urlSession: URLSession = .shared
     ) {
         self.baseURL = baseURL
         self.store = store
         self.deviceName = deviceName
         self.urlSession = urlSession
+        changes = SessionChanges()
+    }
+
+    /// The Keychain where there is one, else memory.
+    public static var defaultStore: any SessionStore {
+        #if canImport(Security)
+        KeychainSessionStore()
+        #else
+        InMemorySessionStore()
+        #endif
+    }
+
+    /// What happens to the kept session, as it happens (the way supabase-swift's
+    /// `authStateChanges` works): first what is kept now, then every sign-in, renewal and
+    /// sign-out through this client, so a SwiftUI app observes instead of polling. Each call
+    /// makes a stream of its own; it ends when its task is cancelled.
+    public var sessionChanges: AsyncStream<SessionState> {
+        changes.stream(current: (try? store.load()).flatMap { $0 }.map(SessionState.signedIn) ?? .signedOut)
     }
 
     /// The session kept from the last sign-in, without asking the server (`checkSession()` asks).

@@ -47,6 +47,9 @@ public enum FrontdoorError: Error, Equatable, Sendable {
 
     /// The server could not be reached, or did not answer in time (nothing is known to have happened).
     case unreachable(String)
+    /// The caller's task was cancelled (the screen went away, a newer request replaced it): not an
+    /// outage, and nothing to tell the person. Swift's `CancellationError`, in this typed error.
+    case cancelled
     /// An answer that is not the contract's (a proxy's error page, say).
     case unreadableAnswer(status: Int)
     /// The session store (the Keychain) failed to keep or read the session.

@@ -68,6 +68,8 @@ extension Frontdoor {
         do {
             (data, response) = try await urlSession.data(for: request)
         } catch {
+            // A cancelled task is not an outage (URLSession answers it as URLError.cancelled).
+            if Task.isCancelled || (error as? URLError)?.code == .cancelled || error is CancellationError { throw .cancelled }
             throw .unreachable(String(describing: error))
         }
         guard let http = response as? HTTPURLResponse else { throw .unreadableAnswer(status: 0) }
@@ -75,20 +77,24 @@ extension Frontdoor {
     }
 
     func remember(_ session: Session) throws(FrontdoorError) -> Session {
+        let kept = StoredSession(session)
         do {
-            try store.save(StoredSession(session))
+            try store.save(kept)
         } catch {
             throw .sessionStore(String(describing: error))
         }
+        changes.send(.signedIn(kept))
         return session
     }
 
     func forgetSession() throws(FrontdoorError) {
+        let had = (try? store.load()) != nil
         do {
             try store.clear()
         } catch {
             throw .sessionStore(String(describing: error))
         }
+        if had { changes.send(.signedOut) }
     }
 
     /// RFC 3339 times, as the server writes them (`2026-12-30T10:00:00Z`).

@@ -29,4 +29,23 @@ import Testing
         #expect(await ClientWorld.failure { try await world.phone().signInWithGoogle(idToken: twin) } == .emailTaken)
         #expect(try await phone.deleteAccount() == .notApplicable)
     }
+
+    /// The nonce the app gave Google goes with the token (`signInWithGoogle(idToken:nonce:)`):
+    /// with `google.requireNonce` on, that sign-in passes and one without a nonce does not.
+    @Test func aNonceGoesWithEveryGoogleSignIn() async throws {
+        let h = try Harness()
+        try h.writeConfig([("google", .object([
+            ("clientIds", .array([.string(FakeGoogle.clientId)])), ("certsUrl", .string(h.google.certsURL)),
+            ("requireNonce", true),
+        ]))])
+        let world = try ClientWorld(h)
+        let nonce = Nonce()
+        let token = ClientWorld.secret(try h.google.token(
+            sub: "g-nonce", email: "nonce.user@gmail.com", overrides: [("nonce", .string(nonce.hashed))]))
+        let session = try await world.phone().signInWithGoogle(idToken: token, nonce: nonce)
+        _ = ClientWorld.secret(session.sessionToken)
+        #expect(session.created)
+        let bare = ClientWorld.secret(try h.google.token(sub: "g-bare", email: "bare.user@gmail.com"))
+        #expect(await ClientWorld.failure { try await world.phone().signInWithGoogle(idToken: bare) } == .invalidToken)
+    }
 }

@@ -3,7 +3,7 @@ import AuthenticationServices
 import Foundation
 
 /// Sign in with Apple's sheet, asked with a new nonce's hash: the credential for the server, or
-/// nil when the person backed out. Not compiled here: see docs/clients.md.
+/// nil when the person backed out. Type-checked on Linux against Tests/AppleStubs: see docs/clients.md.
 @MainActor
 public final class AppleSignInStep {
     private let runner: AuthorizationRunner

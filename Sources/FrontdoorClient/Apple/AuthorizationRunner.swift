@@ -3,7 +3,8 @@ import AuthenticationServices
 import Foundation
 
 /// Runs one `ASAuthorizationController` request in async Swift: the authorization, or nil when
-/// the person backed out (`AuthorizationOutcome` decides). Not compiled here: see docs/clients.md.
+/// the person backed out (`AuthorizationOutcome` decides). Type-checked on Linux against
+/// Tests/AppleStubs: see docs/clients.md.
 @MainActor
 final class AuthorizationRunner: NSObject {
     private let anchor: ASPresentationAnchor
@@ -21,18 +22,31 @@ final class AuthorizationRunner: NSObject {
         controller.presentationContextProvider = self
         self.controller = controller
         defer { self.controller = nil }
+        // The caller going away withdraws the sheet (its task cancelled): `.cancelled`, not a back-out.
+        let withdraw = Withdraw(controller: controller)
         do {
-            return try await withCheckedThrowingContinuation { continuation in
-                self.continuation = continuation
-                controller.performRequests()
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    self.continuation = continuation
+                    controller.performRequests()
+                }
+            } onCancel: {
+                Task { @MainActor in withdraw.controller.cancel() }
             }.authorization
         } catch {
+            if Task.isCancelled { throw .cancelled }
             let failed = error as NSError
             guard failed.domain == ASAuthorizationError.errorDomain else { throw .authorizationFailed(code: failed.code) }
             if let failure = AuthorizationOutcome.failure(code: failed.code, appleSignIn: appleSignIn) { throw failure }
             return nil
         }
     }
+}
+
+/// The controller, for the cancellation handler, which may run on any thread: it only hands it
+/// to the main actor, where the controller lives.
+struct Withdraw: @unchecked Sendable {
+    let controller: ASAuthorizationController
 }
 
 /// The authorization on its way from the delegate to `run`: both on the main actor, so nothing is

@@ -2,24 +2,40 @@
 import Foundation
 import Security
 
-/// The session in the Keychain (a generic password item): on this device only, readable once the
-/// phone has been unlocked after a restart (`kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly`),
-/// so a background task can use it, and never restored to another phone from a backup.
-/// Not compiled here (Linux has no Security framework): see docs/clients.md.
+/// The session in the Keychain (a generic password item, `kSecClassGenericPassword`): on this
+/// device only, readable once the phone has been unlocked after a restart
+/// (`kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly`), so a background task can use it, and
+/// never restored to another phone from a backup. Type-checked on Linux against
+/// Tests/AppleStubs: see docs/clients.md.
 public struct KeychainSessionStore: SessionStore {
     public let service: String
     public let account: String
+    /// A Keychain access group the app and its extensions (widgets, share, notification service)
+    /// have in their entitlements (`TEAMID.group.name`): they then share the session. nil: the
+    /// app's own.
+    public let accessGroup: String?
 
-    public init(service: String = "frontdoor", account: String = "session") {
+    public init(service: String = "frontdoor", account: String = "session", accessGroup: String? = nil) {
         self.service = service
         self.account = account
+        self.accessGroup = accessGroup
     }
 
     private var query: [String: Any] {
-        [
+        var query: [String: Any] = [
             kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
-            kSecAttrAccount as String: account, kSecUseDataProtectionKeychain as String: true,
+            kSecAttrAccount as String: account,
         ]
+        // iOS's Keychain is the data-protection one already; on macOS asking for it needs a
+        // provisioning profile (-34018, errSecMissingEntitlement, without one), so it is asked
+        // for only with an access group, which needs the entitlement anyway.
+        #if !os(macOS)
+        query[kSecUseDataProtectionKeychain as String] = true
+        #else
+        if accessGroup != nil { query[kSecUseDataProtectionKeychain as String] = true }
+        #endif
+        if let accessGroup { query[kSecAttrAccessGroup as String] = accessGroup }
+        return query
     }
 
     public func load() throws -> StoredSession? {

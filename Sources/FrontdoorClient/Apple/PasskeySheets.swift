@@ -4,7 +4,7 @@ import Foundation
 
 /// The passkey ceremonies through the phone's own sheet
 /// (`ASAuthorizationPlatformPublicKeyCredentialProvider`), around the portable begin and finish
-/// calls. Nil when the person backed out. Not compiled here: see docs/clients.md.
+/// calls. Nil when the person backed out. Type-checked on Linux against Tests/AppleStubs: see docs/clients.md.
 extension Frontdoor {
     @MainActor
     public func signInWithPasskey(anchor: ASPresentationAnchor, reauthenticating: Bool = false) async throws(FrontdoorError)
