@@ -59,6 +59,23 @@ import Testing
         #expect(first == .signedOut)
     }
 
+    /// The next launch: a new client on the same store is signed in (its stream starts there, and
+    /// the server knows the session); what the default store is where there is no Keychain.
+    @Test func theNextLaunchIsStillSignedIn() async throws {
+        let world = try ClientWorld(try Harness())
+        let store = InMemorySessionStore()
+        let url = URL(string: world.stack.baseURL + "/auth")!
+        let token = ClientWorld.secret(try world.h.google.token(sub: "state-launch", email: "state.launch@gmail.com"))
+        let session = try await Frontdoor(baseURL: url, store: store).signInWithGoogle(idToken: token)
+        _ = ClientWorld.secret(session.sessionToken)
+        let relaunched = Frontdoor(baseURL: url, store: store)
+        var states = relaunched.sessionChanges.makeAsyncIterator()
+        let first: SessionState? = await states.next()
+        #expect(first == .signedIn(StoredSession(session)))
+        #expect(try await relaunched.checkSession()?.accountId == session.accountId)
+        #expect(Frontdoor.defaultStore is InMemorySessionStore, "no Keychain on Linux")
+    }
+
     /// A server that takes the request and never answers; the caller's task is cancelled.
     @Test func aCancelledTaskIsCancelledNotAnOutage() async throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
