@@ -36,6 +36,15 @@ final class AuthorizationRunner: NSObject {
         } catch {
             if Task.isCancelled { throw .cancelled }
             let failed = error as NSError
+            #if DEBUG
+            if failed.domain == ASAuthorizationError.errorDomain, failed.code == 1000 {
+                // Seen on every tap, it is rarely the person's doing (docs/clients.md, "Backing out is nothing").
+                print(
+                    "FrontdoorClient: Apple's sheet answered 1000 (unknown): no Apple Account is signed in on this "
+                        + "device, or this build lacks the Sign in with Apple capability "
+                        + "(com.apple.developer.applesignin in its entitlements).")
+            }
+            #endif
             guard failed.domain == ASAuthorizationError.errorDomain else { throw .authorizationFailed(code: failed.code) }
             if let failure = AuthorizationOutcome.failure(code: failed.code, appleSignIn: appleSignIn) { throw failure }
             return nil
