@@ -87,11 +87,15 @@ import Testing
         let h = try Harness()
         let me = try h.signedIn("g-bad")
         #expect(try account(h, me.bearer, [("action", "update"), ("name", "Kept")]).status == 200)
+        // Neither a name nor a language: nothing to change, the account answered as it is.
+        let unchanged = try DeviceNameTests.snapshot(h)
+        let nothing = try account(h, me.bearer, [("action", "update")])
+        #expect(nothing.status == 200 && nothing.body["name"] == "Kept", "\(nothing.rawBody)")
+        #expect(try DeviceNameTests.snapshot(h) == unchanged)
         let cases: [(String, [(String, JSONValue)], String, Int)] = [
             ("no action", [], "invalid_request", 400),
             ("unknown action", [("action", "delete")], "invalid_request", 400),
             ("action not a string", [("action", 5)], "invalid_request", 400),
-            ("update without name", [("action", "update")], "invalid_request", 400),
             ("name a number", [("action", "update"), ("name", 5)], "invalid_request", 400),
             ("name too long", [("action", "update"), ("name", .string(String(repeating: "a", count: 257)))], "invalid_request", 400),
             ("name with a newline", [("action", "update"), ("name", "two\nlines")], "invalid_request", 400),

@@ -91,7 +91,9 @@ import Testing
             #expect(register.status == 400, "\(bad): \(register.rawBody)")
         }
         #expect(try w.snapshot() == before)
+        // Neither member: nothing changes, and the account is answered.
         let neither = try w.account("update", [], as: ada)
-        #expect(neither.status == 400 && neither.errorCode == "invalid_request")
+        #expect(neither.status == 200 && neither.body["language"] == "en")
+        #expect(try w.snapshot() == before)
     }
 }

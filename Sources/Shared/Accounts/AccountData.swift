@@ -29,14 +29,13 @@ public enum AccountData {
         return CGIResponse(status: 200, body: answer)
     }
 
-    /// `{"action": "update", "name"?, "language"?}`, at least one: `name` a string of at most 256
-    /// bytes that `PersonText` accepts, null or blank removing it; `language` a language tag
-    /// (`MailLanguage`: the mails' language; one without mails, or null, is English). Answers the
-    /// account as stored, as `get` does.
+    /// `{"action": "update", "name"?, "language"?}`: `name` a string of at most 256 bytes that
+    /// `PersonText` accepts, null or blank removing it; `language` a language tag (`MailLanguage`:
+    /// the mails' language; one without mails, or null, is English). A member left out stays, so
+    /// neither changes nothing. Answers the account as stored, as `get` does.
     static func update(_ context: RequestContext) throws(FrontdoorError) -> CGIResponse {
         // A member given as null clears it; one left out stays as it is.
         let setsName = context.body["name"] != nil, setsLanguage = context.body["language"] != nil
-        guard setsName || setsLanguage else { throw .invalidRequest("name or language is required.") }
         let name = try PersonText.optional(context.body, "name", maxBytes: 256)
         let language = try MailLanguage.fromBody(context.body)
         let db = try context.database()
