@@ -13,18 +13,25 @@ import Testing
 @Suite struct FirstCrowdTests {
     /// `count` Google sign-ins of new people, started at once; their answers.
     static func crowd(_ h: Harness, _ tag: String, count: Int = 20) throws -> [CGIAnswer] {
-        var started: [(pid: Int32, stdoutPath: String, stderrPath: String)] = []
-        for i in 0..<count {
+        finish(try start(h, tag, count: count))
+    }
+
+    typealias Started = (pid: Int32, stdoutPath: String, stderrPath: String)
+
+    /// `count` Google sign-ins of new people started at once, not waited for.
+    static func start(_ h: Harness, _ tag: String, count: Int) throws -> [Started] {
+        try (0..<count).map { i in
             let token = try h.google.token(sub: "\(tag)-\(i)", email: "\(tag).\(i)@gmail.com")
             let body = Array(JSONValue.object([("idToken", .string(token))]).serialized.utf8)
             Harness.registerSecrets(of: body, authorization: nil)
             let env = h.environment(
                 method: "POST", contentType: "application/json", contentLength: body.count, authorization: nil, extra: [:])
-            started.append(try ChildProcess.start(Harness.binDir + "/signin-google", environment: env, stdin: body, workDir: h.dir))
+            return try ChildProcess.start(Harness.binDir + "/signin-google", environment: env, stdin: body, workDir: h.dir)
         }
-        return started.compactMap {
-            CGIAnswer.parse(ChildProcess.finish(pid: $0.pid, stdoutPath: $0.stdoutPath, stderrPath: $0.stderrPath))
-        }
+    }
+
+    static func finish(_ started: [Started]) -> [CGIAnswer] {
+        started.compactMap { CGIAnswer.parse(ChildProcess.finish(pid: $0.pid, stdoutPath: $0.stdoutPath, stderrPath: $0.stderrPath)) }
     }
 
     @Test func twentyFirstSignInsOnANewStoreAllSucceed() throws {
@@ -54,20 +61,11 @@ import Testing
         let held = try HeldRequest(
             h, "signin-google", json: JSONValue.object([("idToken", .string(token))]).serialized, holdAt: "migrating")
         try held.waitUntilHeld()
-        var started: [(pid: Int32, stdoutPath: String, stderrPath: String)] = []
-        for i in 0..<19 {
-            let token = try h.google.token(sub: "during-\(i)", email: "during.\(i)@gmail.com")
-            let body = Array(JSONValue.object([("idToken", .string(token))]).serialized.utf8)
-            let env = h.environment(
-                method: "POST", contentType: "application/json", contentLength: body.count, authorization: nil, extra: [:])
-            started.append(try ChildProcess.start(Harness.binDir + "/signin-google", environment: env, stdin: body, workDir: h.dir))
-        }
+        let started = try Self.start(h, "during", count: 19)
         usleep(6_000_000)
         let first = try held.release()
         #expect(first.status == 200, "\(first.rawBody) \(first.stderr)")
-        let answers = started.compactMap {
-            CGIAnswer.parse(ChildProcess.finish(pid: $0.pid, stdoutPath: $0.stdoutPath, stderrPath: $0.stderrPath))
-        }
+        let answers = Self.finish(started)
         #expect(answers.count == 19)
         #expect(answers.allSatisfy { $0.status == 200 }, "\(answers.map { "\($0.status) \($0.stderr)" })")
         #expect(try h.count("accounts") == 20)
@@ -84,21 +82,12 @@ import Testing
         let held = try HeldRequest(
             h, "signin-google", json: JSONValue.object([("idToken", .string(token))]).serialized, holdAt: "setup-locked")
         try held.waitUntilHeld()
-        var started: [(pid: Int32, stdoutPath: String, stderrPath: String)] = []
-        for i in 0..<19 {
-            let token = try h.google.token(sub: "waiting-\(i)", email: "waiting.\(i)@gmail.com")
-            let body = Array(JSONValue.object([("idToken", .string(token))]).serialized.utf8)
-            let env = h.environment(
-                method: "POST", contentType: "application/json", contentLength: body.count, authorization: nil, extra: [:])
-            started.append(try ChildProcess.start(Harness.binDir + "/signin-google", environment: env, stdin: body, workDir: h.dir))
-        }
+        let started = try Self.start(h, "waiting", count: 19)
         // Longer than the 5 s busy time-out the processes used to fail at.
         usleep(6_000_000)
         let first = try held.release()
         #expect(first.status == 200, "\(first.rawBody) \(first.stderr)")
-        let answers = started.compactMap {
-            CGIAnswer.parse(ChildProcess.finish(pid: $0.pid, stdoutPath: $0.stdoutPath, stderrPath: $0.stderrPath))
-        }
+        let answers = Self.finish(started)
         #expect(answers.count == 19)
         #expect(answers.allSatisfy { $0.status == 200 }, "\(answers.map { "\($0.status) \($0.stderr)" })")
         #expect(try h.count("accounts") == 20)

@@ -25,9 +25,7 @@ struct PasskeyNotice {
         ).first?.text(0)
         var notice = PasskeyNotice(to: email, passkeyName: passkeyName, deviceName: device, addedAt: now)
         notice.language = account.text(2).flatMap(MailLanguage.init(rawValue:)) ?? .en
-        if let url = try NoticeLink.make(session.accountId, config: config, db: db, now: now) {
-            notice.notMe = (url, now + (config.mail?.noticeLinkSeconds ?? 0))
-        }
+        notice.notMe = try NoticeLink.make(session.accountId, config: config, db: db, now: now)
         return notice
     }
 

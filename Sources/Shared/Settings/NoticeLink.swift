@@ -6,16 +6,18 @@
 enum NoticeLink {
     static let fragment = "#not-me="
 
-    /// Made in the change's transaction; nil when no page is configured (the notice then goes
-    /// without it).
-    static func make(_ accountId: String, config: Config, db: Database, now: UnixTime) throws(FrontdoorError) -> String? {
+    /// Made in the change's transaction: the link and when it stops working; nil when no page is
+    /// configured (the notice then goes without it).
+    static func make(_ accountId: String, config: Config, db: Database, now: UnixTime) throws(FrontdoorError)
+        -> (url: String, until: UnixTime)?
+    {
         guard let page = config.noticePageUrl, let mail = config.mail else { return nil }
         let secret = try SecureRandom.bytes(32)
         let tag = accountTag(accountId)
         _ = try Ephemeral.claim(
             .noticeLink, key: tag + SHA256.hash(secret), since: now, note: accountId, until: now + mail.noticeLinkSeconds,
             db: db)
-        return page + fragment + Base64URL.encode(tag + secret)
+        return (page + fragment + Base64URL.encode(tag + secret), now + mail.noticeLinkSeconds)
     }
 
     /// `verify-email` `not_me`: the account's sessions end and what they did is taken back

@@ -40,9 +40,7 @@ struct SettingsNotice {
         else { return nil }
         var notice = SettingsNotice(to: email, change: change, at: now)
         notice.language = account.text(3).flatMap(MailLanguage.init(rawValue:)) ?? .en
-        if let url = try NoticeLink.make(accountId, config: config, db: db, now: now) {
-            notice.notMe = (url, now + (config.mail?.noticeLinkSeconds ?? 0))
-        }
+        notice.notMe = try NoticeLink.make(accountId, config: config, db: db, now: now)
         return notice
     }
 
